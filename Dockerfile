@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+# Munja: multi-stage build on Node 24 / Debian 13 (glibc 2.41 ≥ 2.38, so the pinned
+# uWebSockets.js binary loads untouched and the install step builds no shim).
+
+FROM node:24-trixie-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+COPY scripts ./scripts
+# Production dependencies only; the postinstall step verifies the uWS binary's sha256.
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:24-trixie-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    MUNJA_DATA=/data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY src ./src
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Node runs the TypeScript sources directly (type stripping); SIGTERM drains then exits 0.
+CMD ["node", "src/cli/munja.ts", "serve"]

@@ -1,0 +1,69 @@
+// Wires the parts together; holds no request logic.
+import { Authenticator } from './auth/authenticator.ts';
+import type { Config } from './config/config-types.ts';
+import { EnginePool } from './engine/engine-pool.ts';
+import { chatCompletions } from './handlers/chat-completions.ts';
+import { health, readiness } from './handlers/health.ts';
+import { MODEL_PATH_PREFIX, listModels, retrieveModel } from './handlers/models.ts';
+import { HttpServer } from './http/http-server.ts';
+import { Router } from './http/router.ts';
+import { Lifecycle } from './lifecycle/lifecycle.ts';
+import { ModelCatalog } from './models/model-catalog.ts';
+import type { Logger } from './observability/logger.ts';
+import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
+import { SqliteStore } from './store/sqlite-store.ts';
+import type { Store } from './store/store.ts';
+import { UsageRecorder } from './store/usage-recorder.ts';
+
+export interface RunningApp {
+  readonly port: number;
+  readonly lifecycle: Lifecycle;
+  readonly store: Store;
+  /** Drains (bounded by the configured grace) and releases everything. True if nothing was cut off. */
+  shutdown(): Promise<boolean>;
+}
+
+export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
+  const lifecycle = new Lifecycle();
+  const store = SqliteStore.open(config.dataDir);
+  const catalog = new ModelCatalog(config.models);
+  const auth = new Authenticator({
+    store,
+    secret: await store.keySecret(),
+    defaultLimits: config.limits,
+    cacheTtlMs: config.authCacheTtlMs,
+  });
+  const limiter = new MemoryLimiter();
+  const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue });
+  const usage = new UsageRecorder(store, logger);
+  const chatDeps = { config, catalog, auth, limiter, engine, usage };
+  const modelDeps = { catalog, auth };
+
+  const router = new Router()
+    .on('POST', '/v1/chat/completions', (ctx) => chatCompletions(chatDeps, ctx))
+    .on('GET', '/v1/models', (ctx) => listModels(modelDeps, ctx))
+    .onPrefix('GET', MODEL_PATH_PREFIX, (ctx) => retrieveModel(modelDeps, ctx))
+    .on('GET', '/health', health)
+    .on('GET', '/readyz', (ctx) => readiness(lifecycle, ctx));
+  const server = new HttpServer({ router, lifecycle, logger });
+  const port = await server.listen(config.host, config.port);
+  await engine.warmUp();
+  lifecycle.markReady();
+
+  return {
+    port,
+    lifecycle,
+    store,
+    async shutdown(): Promise<boolean> {
+      const drain = lifecycle.drain(config.shutdownGraceMs);
+      server.stopListening();
+      const drained = await drain;
+      lifecycle.phase = 'stopped';
+      server.close();
+      await Promise.allSettled([engine.close(), usage.close(), limiter.close()]);
+      await store.close();
+      logger.info({ drained }, 'stopped');
+      return drained;
+    },
+  };
+}

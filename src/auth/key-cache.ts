@@ -1,0 +1,39 @@
+// A small bounded cache with a per-entry TTL. Map iteration order is insertion order, so the
+// oldest entry is evicted first when full.
+
+export class KeyCache<V> {
+  readonly #entries = new Map<string, { value: V; expiresAt: number }>();
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+
+  constructor(ttlMs: number, maxEntries: number) {
+    this.#ttlMs = ttlMs;
+    this.#maxEntries = maxEntries;
+  }
+
+  get(key: string, now: number): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt > now) return entry.value;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: V, now: number): void {
+    if (this.#ttlMs <= 0) return;
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.#maxEntries) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, { value, expiresAt: now + this.#ttlMs });
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}

@@ -1,0 +1,70 @@
+// `munja accounts create|suspend|resume|admin EMAIL`.
+import type { Account, Store } from '../store/store.ts';
+import { HELP_OPTION, expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
+import { EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
+import { accountJson } from './format.ts';
+import { withStore } from './open-store.ts';
+import { USAGE } from './usage.ts';
+
+interface Outcome {
+  readonly account: Account;
+  readonly message: string;
+  readonly created?: boolean;
+}
+
+type Action = (store: Store, email: string, revoke: boolean) => Promise<Outcome>;
+
+const ACTIONS: Readonly<Record<string, Action>> = {
+  async create(store, email) {
+    const existing = await store.findAccountByEmail(email);
+    if (existing !== undefined) {
+      return { account: existing, created: false, message: `Account ${email} already exists (${existing.id}).` };
+    }
+    const account = await store.createAccount(email);
+    return { account, created: true, message: `Created account ${email} (${account.id}).` };
+  },
+  async suspend(store, email) {
+    const account = found(await store.setAccountStatus(email, 'suspended'), email);
+    return { account, message: `Suspended ${email}: its keys are refused until it is resumed.` };
+  },
+  async resume(store, email) {
+    const account = found(await store.setAccountStatus(email, 'active'), email);
+    return { account, message: `Resumed ${email}: its keys work again.` };
+  },
+  async admin(store, email, revoke) {
+    const account = found(await store.setAccountAdmin(email, !revoke), email);
+    return { account, message: revoke ? `${email} is no longer an admin.` : `${email} is now an admin.` };
+  },
+};
+
+function found(account: Account | undefined, email: string): Account {
+  if (account === undefined) throw notFound(`no account with email ${email}`);
+  return account;
+}
+
+export async function accountsCommand(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined) throw usageError('missing accounts subcommand (create, suspend, resume or admin)');
+  const action = Object.hasOwn(ACTIONS, sub) ? ACTIONS[sub] : undefined;
+  if (action === undefined) throw usageError(`unknown accounts subcommand '${sub}'`);
+
+  const { values, positionals } = parseCommandArgs(rest, {
+    ...HELP_OPTION,
+    json: { type: 'boolean' },
+    ...(sub === 'admin' ? { revoke: { type: 'boolean' } } : {}),
+  });
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL']);
+  const email = parseEmail(rawEmail);
+
+  const outcome = await withStore(io, (store) => action(store, email, values['revoke'] === true));
+  if (values.json) {
+    writeJson(io, { ...accountJson(outcome.account), ...(outcome.created === undefined ? {} : { created: outcome.created }) });
+  } else {
+    io.stdout.write(`${outcome.message}\n`);
+  }
+  return EXIT_OK;
+}

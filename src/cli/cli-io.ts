@@ -1,0 +1,38 @@
+// What the CLI talks to, injected so tests and the server entry can supply their own streams.
+
+export interface CliOutput {
+  write(chunk: string): unknown;
+}
+
+export interface CliIo {
+  readonly stdout: CliOutput;
+  readonly stderr: CliOutput;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1; // not found, or the operation failed
+export const EXIT_USAGE = 2;
+
+/** An expected failure: its message goes to stderr as is, without a stack trace. */
+export class CliError extends Error {
+  readonly exitCode: number;
+
+  constructor(exitCode: number, message: string) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+export function usageError(message: string): CliError {
+  return new CliError(EXIT_USAGE, message);
+}
+
+export function notFound(message: string): CliError {
+  return new CliError(EXIT_FAILURE, message);
+}
+
+export function writeJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,118 @@
+// `munja keys create|list|revoke`.
+import { createApiKey } from '../auth/create-key.ts';
+import type { Store } from '../store/store.ts';
+import {
+  HELP_OPTION, expectPositionals, parseCommandArgs, parseEmail, parseModels, parseName, parsePositiveInteger,
+} from './arguments.ts';
+import { EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
+import { formatTable, keyJson, keyStatus, maskedKey, shortTime } from './format.ts';
+import { withStore } from './open-store.ts';
+import { USAGE } from './usage.ts';
+
+const JSON_OPTION = { json: { type: 'boolean' } } as const;
+
+export async function keysCommand(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'create': return createKey(rest, io);
+    case 'list': return listKeys(rest, io);
+    case 'revoke': return revokeKey(rest, io);
+    case undefined: throw usageError('missing keys subcommand (create, list or revoke)');
+    default: throw usageError(`unknown keys subcommand '${sub}'`);
+  }
+}
+
+function wantsHelp(values: { help?: boolean }, io: CliIo): boolean {
+  if (values.help) io.stdout.write(USAGE);
+  return values.help === true;
+}
+
+async function createKey(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    ...HELP_OPTION, ...JSON_OPTION,
+    account: { type: 'string' }, name: { type: 'string' }, models: { type: 'string' },
+    rpm: { type: 'string' }, tpm: { type: 'string' },
+  });
+  if (wantsHelp(values, io)) return EXIT_OK;
+  expectPositionals(positionals, []);
+  if (values.account === undefined) throw usageError('missing --account EMAIL');
+  const options = {
+    accountEmail: parseEmail(values.account, '--account email'),
+    name: parseName(values.name),
+    models: parseModels(values.models),
+    rpm: parsePositiveInteger(values.rpm, '--rpm'),
+    tpm: parsePositiveInteger(values.tpm, '--tpm'),
+    createAccount: true,
+  };
+
+  const { record, account, key } = await withStore(io, (store) => createApiKey(store, options));
+  if (account.status === 'suspended') {
+    io.stderr.write(`munja: warning: account ${account.email} is suspended; the key is refused until it is resumed\n`);
+  }
+  if (values.json) {
+    writeJson(io, {
+      id: record.id, key, account: account.email, name: record.name,
+      models: record.models, rpm: record.limits.rpm, tpm: record.limits.tpm,
+    });
+  } else {
+    io.stdout.write(`Created key ${record.id}${record.name ? ` "${record.name}"` : ''} for ${account.email}:\n\n`);
+    io.stdout.write(`${key}\n\n`);
+    io.stdout.write('Copy it now: it will not be shown again.\n');
+  }
+  return EXIT_OK;
+}
+
+async function emailsById(store: Store, accountIds: Iterable<string>): Promise<Map<string, string>> {
+  const emails = new Map<string, string>();
+  for (const id of new Set(accountIds)) {
+    emails.set(id, (await store.findAccountById(id))?.email ?? '?');
+  }
+  return emails;
+}
+
+async function listKeys(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { ...HELP_OPTION, ...JSON_OPTION, account: { type: 'string' } });
+  if (wantsHelp(values, io)) return EXIT_OK;
+  expectPositionals(positionals, []);
+  const email = values.account === undefined ? undefined : parseEmail(values.account, '--account email');
+
+  const { keys, emails } = await withStore(io, async (store) => {
+    let accountId: string | undefined;
+    if (email !== undefined) {
+      const account = await store.findAccountByEmail(email);
+      if (account === undefined) throw notFound(`no account with email ${email}`);
+      accountId = account.id;
+    }
+    const keys = await store.listKeys(accountId);
+    return { keys, emails: await emailsById(store, keys.map((key) => key.accountId)) };
+  });
+
+  const emailOf = (accountId: string) => emails.get(accountId) ?? '?';
+  if (values.json) {
+    writeJson(io, keys.map((key) => keyJson(key, emailOf(key.accountId))));
+  } else if (keys.length === 0) {
+    io.stdout.write('No keys.\n');
+  } else {
+    const header = ['ID', 'NAME', 'KEY', 'ACCOUNT', 'CREATED', 'LAST USED', 'STATUS'];
+    io.stdout.write(formatTable(header, keys.map((key) => [
+      key.id, key.name || '-', maskedKey(key), emailOf(key.accountId),
+      shortTime(key.createdAt), shortTime(key.lastUsedAt), keyStatus(key),
+    ])));
+  }
+  return EXIT_OK;
+}
+
+async function revokeKey(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { ...HELP_OPTION, ...JSON_OPTION });
+  if (wantsHelp(values, io)) return EXIT_OK;
+  const [keyId = ''] = expectPositionals(positionals, ['KEY_ID']);
+
+  const { key, email } = await withStore(io, async (store) => {
+    const key = await store.revokeKey(keyId);
+    if (key === undefined) throw notFound(`no key with id ${keyId}`);
+    return { key, email: (await store.findAccountById(key.accountId))?.email ?? '?' };
+  });
+  if (values.json) writeJson(io, keyJson(key, email));
+  else io.stdout.write(`Revoked key ${key.id} (${maskedKey(key)}, ${email}) at ${shortTime(key.revokedAt)}.\n`);
+  return EXIT_OK;
+}

@@ -1,0 +1,104 @@
+// JSON Schema of the optional config file (MUNJA_CONFIG). Validated once at start with ajv.
+
+const positiveInt = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
+const nonNegativeInt = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
+
+const localTarget = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    language: { enum: ['en', 'hr'] },
+    timeToFirstTokenMs: nonNegativeInt,
+    tokensPerSecond: nonNegativeInt,
+  },
+} as const;
+
+const upstream = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['baseUrl'],
+  properties: {
+    baseUrl: { type: 'string', pattern: '^https?://[^\\s]+/v1/?$' },
+    model: { type: 'string', minLength: 1 },
+    apiKey: { type: 'string', minLength: 1 },
+    weight: positiveInt,
+    maxConnections: positiveInt,
+  },
+} as const;
+
+const model = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    description: { type: 'string' },
+    ownedBy: { type: 'string', minLength: 1 },
+    contextTokens: positiveInt,
+    maxOutputTokens: positiveInt,
+    defaultMaxTokens: positiveInt,
+    local: localTarget,
+    upstreams: { type: 'array', minItems: 1, items: upstream },
+    route: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+  },
+} as const;
+
+export const CONFIG_FILE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    server: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxBodyBytes: { type: 'integer', minimum: 1024, maximum: 256 * 1024 * 1024 },
+        maxJsonDepth: { type: 'integer', minimum: 4, maximum: 1000 },
+        shutdownGraceMs: nonNegativeInt,
+        authCacheTtlMs: { type: 'integer', minimum: 0, maximum: 10_000 },
+      },
+    },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { rpm: positiveInt, tpm: positiveInt },
+    },
+    engine: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { threads: { type: 'integer', minimum: 1, maximum: 256 }, maxQueue: positiveInt },
+    },
+    models: {
+      type: 'object',
+      minProperties: 1,
+      propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$' },
+      additionalProperties: model,
+    },
+  },
+} as const;
+
+export interface LocalTargetFile {
+  language?: 'en' | 'hr';
+  timeToFirstTokenMs?: number;
+  tokensPerSecond?: number;
+}
+export interface UpstreamFile {
+  baseUrl: string;
+  model?: string;
+  apiKey?: string;
+  weight?: number;
+  maxConnections?: number;
+}
+export interface ModelFile {
+  description?: string;
+  ownedBy?: string;
+  contextTokens?: number;
+  maxOutputTokens?: number;
+  defaultMaxTokens?: number;
+  local?: LocalTargetFile;
+  upstreams?: UpstreamFile[];
+  route?: string[];
+}
+export interface ConfigFile {
+  server?: { maxBodyBytes?: number; maxJsonDepth?: number; shutdownGraceMs?: number; authCacheTtlMs?: number };
+  limits?: { rpm?: number; tpm?: number };
+  engine?: { threads?: number; maxQueue?: number };
+  models?: Record<string, ModelFile>;
+}

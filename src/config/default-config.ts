@@ -1,0 +1,45 @@
+// What Munja serves with no config file: the five documented ids on the built-in local engine.
+import type { LatencyProfile } from './config-types.ts';
+
+export const DEFAULT_SERVER = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxJsonDepth: 32,
+  shutdownGraceMs: 15_000,
+  authCacheTtlMs: 1_000,
+} as const;
+
+export const DEFAULT_LIMITS = { rpm: 600, tpm: 1_000_000 } as const;
+
+const profile = (timeToFirstTokenMs: number, tokensPerSecond: number): LatencyProfile => ({ timeToFirstTokenMs, tokensPerSecond });
+
+/** The default models, in the file format (see config-schema.ts). */
+export const DEFAULT_MODELS = {
+  auto: { description: 'Recommended starting model: routed to the best available general model.', route: ['default', 'fast'] },
+  default: {
+    description: 'General-purpose assistance.',
+    local: { language: 'en', ...profile(60, 120) },
+  },
+  pro: {
+    description: 'High intelligence and complex reasoning.',
+    contextTokens: 131_072,
+    maxOutputTokens: 16_384,
+    local: { language: 'en', ...profile(200, 50) },
+  },
+  fast: {
+    description: 'Very low latency routine tasks.',
+    local: { language: 'en', ...profile(15, 400) },
+  },
+  hrllm: {
+    description: 'Croatian-focused generation.',
+    local: { language: 'hr', ...profile(80, 100) },
+  },
+} as const;
+
+export const MODEL_DEFAULTS = {
+  ownedBy: 'munja',
+  contextTokens: 32_768,
+  maxOutputTokens: 8_192,
+  defaultMaxTokens: 1_024,
+  upstreamWeight: 1,
+  upstreamMaxConnections: 64,
+} as const;

@@ -1,0 +1,147 @@
+// Reads settings from the environment and the optional config file, validates them once and
+// returns a frozen Config. The only module that reads process.env.
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { Ajv } from 'ajv';
+import type { Config, LogLevel, ModelConfig, ModelTarget } from './config-types.ts';
+import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile } from './config-schema.ts';
+import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_SERVER, MODEL_DEFAULTS } from './default-config.ts';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const validateFile = new Ajv({ allErrors: false, strict: true }).compile<ConfigFile>(CONFIG_FILE_SCHEMA);
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(env: Env = process.env, overrides: ConfigFile | null = null): Config {
+  const port = parsePort(env.PORT);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const dataDir = dataDirFrom(env);
+  const configFile = env.MUNJA_CONFIG?.trim() ? resolve(env.MUNJA_CONFIG.trim()) : null;
+  const file = overrides ?? (configFile ? readConfigFile(configFile) : {});
+  return deepFreeze(buildConfig(file, { host, port, logLevel, dataDir, configFile }));
+}
+
+/** The data dir alone, for the CLI, whose key commands must not depend on the rest of the config. */
+export function dataDirFrom(env: Env): string {
+  return resolve(env.MUNJA_DATA?.trim() || './data');
+}
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 8080;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+  return port;
+}
+
+function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`MUNJA_CONFIG: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`MUNJA_CONFIG: ${path} is not valid JSON (${(error as Error).message})`);
+  }
+  return validateConfigFile(parsed, 'MUNJA_CONFIG');
+}
+
+export function validateConfigFile(value: unknown, source: string): ConfigFile {
+  if (validateFile(value)) return value;
+  const error = validateFile.errors?.[0];
+  const where = error?.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(top level)';
+  const extra = error?.keyword === 'additionalProperties' ? ` "${String(error.params.additionalProperty)}"` : '';
+  throw new ConfigError(`${source}: ${where} ${error?.message ?? 'is invalid'}${extra}`);
+}
+
+interface Basics { host: string; port: number; logLevel: LogLevel; dataDir: string; configFile: string | null }
+
+function buildConfig(file: ConfigFile, basics: Basics): Config {
+  const models = buildModels(file.models ?? (DEFAULT_MODELS as unknown as Record<string, ModelFile>));
+  return {
+    ...basics,
+    maxBodyBytes: file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes,
+    maxJsonDepth: file.server?.maxJsonDepth ?? DEFAULT_SERVER.maxJsonDepth,
+    shutdownGraceMs: file.server?.shutdownGraceMs ?? DEFAULT_SERVER.shutdownGraceMs,
+    authCacheTtlMs: file.server?.authCacheTtlMs ?? DEFAULT_SERVER.authCacheTtlMs,
+    limits: { rpm: file.limits?.rpm ?? DEFAULT_LIMITS.rpm, tpm: file.limits?.tpm ?? DEFAULT_LIMITS.tpm },
+    engine: {
+      threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
+      maxQueue: file.engine?.maxQueue ?? 1024,
+    },
+    models,
+  };
+}
+
+function buildModels(files: Record<string, ModelFile>): ModelConfig[] {
+  const ids = new Set(Object.keys(files));
+  const models = Object.entries(files).map(([id, file]) => buildModel(id, file, ids));
+  for (const model of models) {
+    if (model.target.kind === 'route') checkRoute(model, files);
+  }
+  return models;
+}
+
+function buildModel(id: string, file: ModelFile, ids: Set<string>): ModelConfig {
+  const where = `models.${id}`;
+  const contextTokens = file.contextTokens ?? MODEL_DEFAULTS.contextTokens;
+  const maxOutputTokens = file.maxOutputTokens ?? Math.min(MODEL_DEFAULTS.maxOutputTokens, contextTokens);
+  const defaultMaxTokens = file.defaultMaxTokens ?? Math.min(MODEL_DEFAULTS.defaultMaxTokens, maxOutputTokens);
+  if (maxOutputTokens > contextTokens) throw new ConfigError(`MUNJA_CONFIG: ${where}.maxOutputTokens exceeds contextTokens`);
+  if (defaultMaxTokens > maxOutputTokens) throw new ConfigError(`MUNJA_CONFIG: ${where}.defaultMaxTokens exceeds maxOutputTokens`);
+  return {
+    id,
+    ownedBy: file.ownedBy ?? MODEL_DEFAULTS.ownedBy,
+    description: file.description ?? '',
+    contextTokens,
+    maxOutputTokens,
+    defaultMaxTokens,
+    target: buildTarget(where, id, file, ids),
+  };
+}
+
+function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string>): ModelTarget {
+  const kinds = (['local', 'upstreams', 'route'] as const).filter((kind) => file[kind] !== undefined);
+  if (kinds.length !== 1) throw new ConfigError(`MUNJA_CONFIG: ${where} needs exactly one of "local", "upstreams" or "route"`);
+  if (file.local) {
+    return {
+      kind: 'local',
+      language: file.local.language ?? 'en',
+      latency: { timeToFirstTokenMs: file.local.timeToFirstTokenMs ?? 0, tokensPerSecond: file.local.tokensPerSecond ?? 0 },
+    };
+  }
+  if (file.upstreams) {
+    throw new ConfigError(`MUNJA_CONFIG: ${where}.upstreams: upstream targets are not served by this version yet; use "local"`);
+  }
+  const route = file.route ?? [];
+  for (const target of route) {
+    if (!ids.has(target)) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names unknown model "${target}"`);
+    if (target === id) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names itself`);
+  }
+  return { kind: 'route', policy: 'first', models: route };
+}
+
+function checkRoute(model: ModelConfig, files: Record<string, ModelFile>): void {
+  if (model.target.kind !== 'route') return;
+  for (const target of model.target.models) {
+    if (files[target]?.route) throw new ConfigError(`MUNJA_CONFIG: models.${model.id}.route: "${target}" is itself a route; routes go one level deep`);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

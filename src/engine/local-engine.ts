@@ -1,0 +1,96 @@
+// The built-in local engine: a deterministic, seedable text simulator (not a language model).
+import { countPromptTokens, splitIntoPieces } from '../tokens/count-tokens.ts';
+import type { EngineChoice, EngineMessage, EngineResult, EngineTask } from './engine-types.ts';
+import { createRandom, hashText, mixSeed, randomSeed, seedHalves } from './prng.ts';
+import { composeReply } from './text-composer.ts';
+import { cumulativeWeights } from './word-sampler.ts';
+import { languageTables, type LanguageTables } from './word-tables.ts';
+
+/** A natural reply is 20–120 tokens: the prompt picks part of the length, the seed the rest. */
+const MIN_REPLY_TOKENS = 20;
+const PROMPT_LENGTH_SPREAD = 31;
+const RANDOM_LENGTH_SPREAD = 70;
+
+interface ChoiceShape {
+  readonly tables: LanguageTables;
+  readonly functionWeights: Float64Array;
+  readonly contentWeights: Float64Array;
+  readonly promptHash: number;
+}
+
+/**
+ * Pure apart from drawing a random seed when `task.seed` is null. `knownPromptTokens` skips
+ * re-counting a prompt the caller has already counted.
+ */
+export function generate(task: EngineTask, knownPromptTokens?: number): EngineResult {
+  const promptHash = hashMessages(task.messages);
+  const promptTokens = knownPromptTokens ?? countPromptTokens(task.messages);
+  const tables = languageTables(task.language);
+  const shape: ChoiceShape = {
+    tables,
+    functionWeights: cumulativeWeights(task.language, 'function', tables.functionPool.words.length, task.temperature, task.topP),
+    contentWeights: cumulativeWeights(task.language, 'content', tables.contentPool.words.length, task.temperature, task.topP),
+    promptHash,
+  };
+
+  const choices: EngineChoice[] = [];
+  if (task.temperature <= 0) {
+    // Temperature 0 is deterministic in the prompt alone, so every choice is the same reply.
+    const only = generateChoice(task, shape, mixSeed(promptHash));
+    for (let index = 0; index < task.n; index++) choices.push(only);
+  } else {
+    const [seedLow, seedHigh] = seedHalves(task.seed ?? randomSeed());
+    for (let index = 0; index < task.n; index++) {
+      choices.push(generateChoice(task, shape, mixSeed(promptHash, seedLow, seedHigh, index)));
+    }
+  }
+  return { promptTokens, choices };
+}
+
+function generateChoice(task: EngineTask, shape: ChoiceShape, seed: number): EngineChoice {
+  const random = createRandom(seed);
+  const targetTokens =
+    MIN_REPLY_TOKENS + (shape.promptHash % PROMPT_LENGTH_SPREAD) + Math.floor(random() * RANDOM_LENGTH_SPREAD);
+  let longestStop = 0;
+  for (const stop of task.stop) longestStop = Math.max(longestStop, stop.length);
+  const reply = composeReply({
+    tables: shape.tables,
+    functionWeights: shape.functionWeights,
+    contentWeights: shape.contentWeights,
+    random,
+    targetTokens,
+    // Every token is at least one character, so `longestStop` tokens past max_tokens reveal a stop
+    // sequence that begins within it.
+    capTokens: task.maxTokens + 1 + longestStop,
+    maxTokens: task.maxTokens,
+  });
+
+  if (longestStop > 0) {
+    const text = reply.pieces.join('');
+    const stopAt = firstStop(text, task.stop);
+    if (stopAt !== -1) {
+      const { pieces, tokenCount, truncated } = splitIntoPieces(text.slice(0, stopAt), task.maxTokens);
+      return { pieces, finishReason: truncated ? 'length' : 'stop', completionTokens: tokenCount };
+    }
+  }
+  if (reply.cut === null) return { pieces: reply.pieces, finishReason: 'stop', completionTokens: reply.tokens };
+  return { pieces: reply.pieces.slice(0, reply.cut.pieces), finishReason: 'length', completionTokens: reply.cut.tokens };
+}
+
+function firstStop(text: string, stops: readonly string[]): number {
+  let first = -1;
+  for (const stop of stops) {
+    if (stop.length === 0) continue;
+    const at = text.indexOf(stop);
+    if (at !== -1 && (first === -1 || at < first)) first = at;
+  }
+  return first;
+}
+
+function hashMessages(messages: readonly EngineMessage[]): number {
+  let hash = hashText('');
+  for (const message of messages) {
+    hash = hashText(message.content, hashText('\u0000', hashText(message.role, hash)));
+  }
+  return hash;
+}

@@ -1,0 +1,38 @@
+import { ERROR_CATALOGUE, type ErrorCode, type ErrorType } from './catalogue.ts';
+
+export interface ApiErrorOptions {
+  /** The request field at fault, in OpenAI's notation: `messages[0].role`. */
+  param?: string;
+  /** Replaces the catalogue's message with a more precise one (never echo secrets or body text). */
+  message?: string;
+  /** Extra response headers (e.g. Retry-After on a 429). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** The only error type that reaches a client. Everything else becomes `internal_error`. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly param: string | null;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
+    const entry = ERROR_CATALOGUE[code];
+    super(options.message ?? entry.message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = entry.status;
+    this.type = entry.type;
+    this.param = options.param ?? null;
+    this.headers = options.headers;
+  }
+
+  toJSON(): { error: { message: string; type: ErrorType; param: string | null; code: ErrorCode } } {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+}
+
+export function toApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new ApiError('internal_error');
+}

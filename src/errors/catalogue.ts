@@ -1,0 +1,53 @@
+// The one error catalogue: every error the service answers with is one of these codes.
+// Clients branch on the HTTP status and `error.code`; messages may change.
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'rate_limit_error'
+  | 'server_error'
+  | 'service_unavailable';
+
+export interface ErrorEntry {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly message: string;
+}
+
+export const ERROR_CATALOGUE = {
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  invalid_encoding: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid UTF-8.' },
+  invalid_content_type: { status: 400, type: 'invalid_request_error', message: 'Content-Type must be application/json.' },
+  invalid_body: { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' },
+  nesting_too_deep: { status: 400, type: 'invalid_request_error', message: 'The request body is nested too deeply.' },
+  duplicate_key: { status: 400, type: 'invalid_request_error', message: 'The request body repeats a key.' },
+  forbidden_key: { status: 400, type: 'invalid_request_error', message: 'The request body uses a reserved key.' },
+  missing_required_parameter: { status: 400, type: 'invalid_request_error', message: 'A required parameter is missing.' },
+  invalid_type: { status: 400, type: 'invalid_request_error', message: 'A parameter has the wrong type.' },
+  invalid_value: { status: 400, type: 'invalid_request_error', message: 'A parameter has an invalid value.' },
+  unknown_parameter: { status: 400, type: 'invalid_request_error', message: 'The request has an unrecognized parameter.' },
+  unsupported_parameter: { status: 400, type: 'invalid_request_error', message: 'A parameter is not supported by this model.' },
+  empty_messages: { status: 400, type: 'invalid_request_error', message: 'messages must be a non-empty array.' },
+  invalid_role: { status: 400, type: 'invalid_request_error', message: 'A message has an unsupported role.' },
+  invalid_content: { status: 400, type: 'invalid_request_error', message: 'A message content must be a string.' },
+  context_length_exceeded: { status: 400, type: 'invalid_request_error', message: "The request exceeds the model's context length." },
+  invalid_api_key: { status: 401, type: 'invalid_request_error', message: 'The API key is missing, malformed, invalid or revoked.' },
+  account_suspended: { status: 403, type: 'permission_error', message: 'The account that owns this key is suspended.' },
+  model_not_allowed: { status: 403, type: 'permission_error', message: 'This key may not use the requested model.' },
+  unknown_route: { status: 404, type: 'invalid_request_error', message: 'No such endpoint. API paths start with /v1.' },
+  model_not_found: { status: 404, type: 'invalid_request_error', message: 'The model does not exist. GET /v1/models lists the available ones.' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'This endpoint does not accept that method.' },
+  request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request body did not arrive in time.' },
+  request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Rate limit reached for this key.' },
+  internal_error: { status: 500, type: 'server_error', message: 'The server had an error while processing the request.' },
+  engine_error: { status: 500, type: 'server_error', message: 'The model engine failed while generating the reply.' },
+  not_ready: { status: 503, type: 'service_unavailable', message: 'The service is starting or shutting down.' },
+  overloaded: { status: 503, type: 'service_unavailable', message: 'The service is overloaded. Retry shortly.' },
+  shutting_down: { status: 503, type: 'service_unavailable', message: 'The service is shutting down. Retry on another instance.' },
+  auth_unavailable: { status: 503, type: 'service_unavailable', message: 'Keys cannot be checked right now. Retry shortly.' },
+} as const satisfies Record<string, ErrorEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

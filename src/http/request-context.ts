@@ -1,0 +1,49 @@
+// Per-request state. uWS invalidates HttpRequest when the handler returns and HttpResponse when
+// the request is aborted, so everything needed later is copied here synchronously.
+import { randomBytes } from 'node:crypto';
+import type { HttpRequest, HttpResponse } from './uws.ts';
+
+// Request ids: a random per-process prefix plus a counter is unique and costs no syscall.
+const ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
+let idCounter = 0;
+
+export class RequestContext {
+  readonly res: HttpResponse;
+  readonly requestId: string;
+  readonly startedAt: number;
+  readonly method: string;
+  readonly path: string;
+  readonly authorization: string;
+  readonly contentType: string;
+  readonly contentLength: string;
+  aborted = false;
+  /** Status sent (0 until the response has started). */
+  status = 0;
+  /** Called once if the client goes away before the response ends. */
+  onAbort: (() => void) | null = null;
+  /** Set when the request has been answered in full. */
+  finished = false;
+  // Fields for the request log line.
+  keyId: string | null = null;
+  model: string | null = null;
+  stream = false;
+  promptTokens = 0;
+  completionTokens = 0;
+  errorCode: string | null = null;
+  firstByteMs: number | null = null;
+
+  constructor(res: HttpResponse, req: HttpRequest) {
+    this.res = res;
+    this.requestId = `${ID_PREFIX}${(idCounter++).toString(36)}`;
+    this.startedAt = performance.now();
+    this.method = req.getCaseSensitiveMethod();
+    this.path = req.getUrl();
+    this.authorization = req.getHeader('authorization');
+    this.contentType = req.getHeader('content-type');
+    this.contentLength = req.getHeader('content-length');
+  }
+
+  elapsedMs(): number {
+    return performance.now() - this.startedAt;
+  }
+}

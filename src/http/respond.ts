@@ -1,0 +1,52 @@
+// Writing responses. Every write outside the synchronous part of a uWS handler must be corked,
+// and nothing may be written after the client aborted.
+import { ApiError } from '../errors/api-error.ts';
+import type { RequestContext } from './request-context.ts';
+import { statusLine } from './status-lines.ts';
+
+export type Headers = Readonly<Record<string, string>>;
+
+const JSON_TYPE = 'application/json';
+
+function writeHead(ctx: RequestContext, status: number, contentType: string, headers: Headers | undefined): void {
+  const res = ctx.res;
+  ctx.status = status;
+  res.writeStatus(statusLine(status));
+  res.writeHeader('content-type', contentType);
+  res.writeHeader('x-request-id', ctx.requestId);
+  if (headers !== undefined) {
+    for (const name in headers) res.writeHeader(name, headers[name] as string);
+  }
+}
+
+/** Sends a complete response. Returns false if the client had already gone away. */
+export function send(
+  ctx: RequestContext,
+  status: number,
+  body: string | Uint8Array,
+  headers?: Headers,
+  options: { contentType?: string; closeConnection?: boolean } = {},
+): boolean {
+  if (ctx.aborted || ctx.finished) return false;
+  ctx.finished = true;
+  ctx.res.cork(() => {
+    writeHead(ctx, status, options.contentType ?? JSON_TYPE, headers);
+    if (ctx.method === 'HEAD') ctx.res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    else ctx.res.end(body, options.closeConnection ?? false);
+  });
+  return true;
+}
+
+export function sendJson(ctx: RequestContext, status: number, value: unknown, headers?: Headers): boolean {
+  return send(ctx, status, JSON.stringify(value), headers);
+}
+
+export function sendError(ctx: RequestContext, error: ApiError, options: { closeConnection?: boolean } = {}): boolean {
+  ctx.errorCode = error.code;
+  return send(ctx, error.status, JSON.stringify(error), error.headers, options);
+}
+
+/** Starts a response whose body follows in pieces (SSE). The caller must cork later writes. */
+export function beginStreaming(ctx: RequestContext, contentType: string, headers: Headers): void {
+  writeHead(ctx, 200, contentType, headers);
+}

@@ -1,0 +1,52 @@
+// Exact-path routing (one Map lookup), plus prefix routes for paths with an id. Paths are
+// matched as sent: no case folding, no trailing-slash or double-slash normalisation.
+import type { RequestContext } from './request-context.ts';
+
+export type Handler = (ctx: RequestContext) => void | Promise<void>;
+
+export class Route {
+  readonly #methods = new Map<string, Handler>();
+  allow = '';
+
+  add(method: string, handler: Handler): void {
+    this.#methods.set(method, handler);
+    if (method === 'GET') this.#methods.set('HEAD', handler);
+    this.allow = [...this.#methods.keys()].join(', ');
+  }
+
+  handler(method: string): Handler | undefined {
+    return this.#methods.get(method);
+  }
+}
+
+export class Router {
+  readonly #exact = new Map<string, Route>();
+  readonly #prefixed: Array<[string, Route]> = [];
+
+  on(method: string, path: string, handler: Handler): this {
+    let route = this.#exact.get(path);
+    if (route === undefined) {
+      route = new Route();
+      this.#exact.set(path, route);
+    }
+    route.add(method, handler);
+    return this;
+  }
+
+  /** Routes `prefix` + one non-empty segment without a slash (e.g. /v1/models/{id}). */
+  onPrefix(method: string, prefix: string, handler: Handler): this {
+    const route = new Route();
+    route.add(method, handler);
+    this.#prefixed.push([prefix, route]);
+    return this;
+  }
+
+  match(path: string): Route | undefined {
+    const exact = this.#exact.get(path);
+    if (exact !== undefined) return exact;
+    for (const [prefix, route] of this.#prefixed) {
+      if (path.length > prefix.length && path.startsWith(prefix) && !path.includes('/', prefix.length)) return route;
+    }
+    return undefined;
+  }
+}

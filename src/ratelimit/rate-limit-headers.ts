@@ -1,0 +1,43 @@
+// OpenAI's rate-limit response headers, and the 429 that carries them.
+import { ApiError } from '../errors/api-error.ts';
+import type { LimitDecision } from './limiter.ts';
+
+/** OpenAI's duration format: "12ms", "1s", "6m0s", "1h2m3s". */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  let seconds = Math.ceil(ms / 1000);
+  const hours = Math.floor(seconds / 3600);
+  seconds -= hours * 3600;
+  const minutes = Math.floor(seconds / 60);
+  seconds -= minutes * 60;
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${minutes}m${seconds}s`;
+  return `${seconds}s`;
+}
+
+export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
+  return {
+    'x-ratelimit-limit-requests': String(decision.requests.limit),
+    'x-ratelimit-remaining-requests': String(decision.requests.remaining),
+    'x-ratelimit-reset-requests': formatDuration(decision.requests.resetMs),
+    'x-ratelimit-limit-tokens': String(decision.tokens.limit),
+    'x-ratelimit-remaining-tokens': String(decision.tokens.remaining),
+    'x-ratelimit-reset-tokens': formatDuration(decision.tokens.resetMs),
+  };
+}
+
+/** SDKs ignore Retry-After above 60 s and fall back to ~1 s backoff, so the header is clamped. */
+export function rateLimitError(decision: LimitDecision, reservedTokens: number): ApiError {
+  const headers = rateLimitHeaders(decision);
+  if (!Number.isFinite(decision.retryAfterMs)) {
+    return new ApiError('rate_limit_exceeded', {
+      message: `This request needs ${reservedTokens} tokens, more than this key's limit of ${decision.tokens.limit} tokens per minute. Reduce the input or max_tokens.`,
+      headers: { ...headers, 'x-should-retry': 'false' },
+    });
+  }
+  const seconds = Math.min(60, Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+  return new ApiError('rate_limit_exceeded', {
+    message: `Rate limit reached for this key. Retry after ${seconds} s.`,
+    headers: { ...headers, 'retry-after': String(seconds), 'retry-after-ms': String(Math.max(1, Math.ceil(decision.retryAfterMs))) },
+  });
+}

@@ -1,0 +1,22 @@
+// Continuous-refill token bucket arithmetic, shared by the in-memory limiter and the reference
+// model the Redis script is tested against. Pure functions of (state, now).
+
+export interface Bucket {
+  level: number;
+  updatedAt: number; // ms
+}
+
+export function refill(bucket: Bucket, capacity: number, now: number): void {
+  const elapsed = now - bucket.updatedAt;
+  if (elapsed > 0) {
+    bucket.level = Math.min(capacity, bucket.level + (elapsed * capacity) / 60_000);
+    bucket.updatedAt = now;
+  }
+}
+
+/** Milliseconds until the bucket holds `amount`; Infinity when it never can. */
+export function msUntil(level: number, amount: number, capacity: number): number {
+  if (amount > capacity) return Infinity;
+  if (level >= amount) return 0;
+  return Math.ceil(((amount - level) * 60_000) / capacity);
+}

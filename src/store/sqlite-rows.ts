@@ -1,0 +1,63 @@
+// Turns node:sqlite rows into the frozen plain objects the Store interface promises.
+import type { SQLOutputValue } from 'node:sqlite';
+import type { Account, AccountStatus, ApiKeyRecord, UsageRow } from './store.ts';
+
+type Row = Record<string, SQLOutputValue>;
+
+function text(row: Row, column: string): string {
+  const value = row[column];
+  if (typeof value !== 'string') throw new TypeError(`column ${column} is not text`);
+  return value;
+}
+
+function integer(row: Row, column: string): number {
+  const value = row[column];
+  if (typeof value !== 'number') throw new TypeError(`column ${column} is not an integer`);
+  return value;
+}
+
+function integerOrNull(row: Row, column: string): number | null {
+  return row[column] === null ? null : integer(row, column);
+}
+
+function models(row: Row, column: string): readonly string[] | null {
+  const value = row[column];
+  if (value === null) return null;
+  return Object.freeze(JSON.parse(text(row, column)) as string[]);
+}
+
+/** Reads an account from columns named with `prefix` (the key lookup joins both tables). */
+export function toAccount(row: Row, prefix = ''): Account {
+  return Object.freeze({
+    id: text(row, `${prefix}id`),
+    email: text(row, `${prefix}email`),
+    status: text(row, `${prefix}status`) as AccountStatus,
+    isAdmin: integer(row, `${prefix}is_admin`) === 1,
+    createdAt: integer(row, `${prefix}created_at`),
+  });
+}
+
+export function toKey(row: Row): ApiKeyRecord {
+  return Object.freeze({
+    id: text(row, 'id'),
+    accountId: text(row, 'account_id'),
+    name: text(row, 'name'),
+    prefix: text(row, 'prefix'),
+    lastFour: text(row, 'last_four'),
+    models: models(row, 'models'),
+    limits: Object.freeze({ rpm: integerOrNull(row, 'rpm'), tpm: integerOrNull(row, 'tpm') }),
+    createdAt: integer(row, 'created_at'),
+    lastUsedAt: integerOrNull(row, 'last_used_at'),
+    revokedAt: integerOrNull(row, 'revoked_at'),
+  });
+}
+
+export function toUsage(row: Row): UsageRow {
+  return Object.freeze({
+    keyId: text(row, 'key_id'),
+    day: text(row, 'day'),
+    requests: integer(row, 'requests'),
+    promptTokens: integer(row, 'prompt_tokens'),
+    completionTokens: integer(row, 'completion_tokens'),
+  });
+}

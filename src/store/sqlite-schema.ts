@@ -1,0 +1,67 @@
+// Schema migrations keyed by `PRAGMA user_version`. Append new steps; never edit a shipped one.
+import type { DatabaseSync } from 'node:sqlite';
+
+const MIGRATIONS: readonly string[] = [
+  // 1: meta, accounts, keys, usage_daily
+  `CREATE TABLE meta (
+     name  TEXT PRIMARY KEY,
+     value BLOB NOT NULL
+   ) STRICT;
+   CREATE TABLE accounts (
+     id         TEXT PRIMARY KEY,
+     email      TEXT NOT NULL COLLATE NOCASE UNIQUE,
+     status     TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
+     is_admin   INTEGER NOT NULL CHECK (is_admin IN (0, 1)),
+     created_at INTEGER NOT NULL
+   ) STRICT;
+   CREATE TABLE keys (
+     id           TEXT PRIMARY KEY,
+     account_id   TEXT NOT NULL REFERENCES accounts (id),
+     digest       TEXT NOT NULL UNIQUE,
+     name         TEXT NOT NULL,
+     prefix       TEXT NOT NULL,
+     last_four    TEXT NOT NULL,
+     models       TEXT,
+     rpm          INTEGER,
+     tpm          INTEGER,
+     created_at   INTEGER NOT NULL,
+     last_used_at INTEGER,
+     revoked_at   INTEGER
+   ) STRICT;
+   CREATE INDEX keys_by_account ON keys (account_id, created_at);
+   CREATE TABLE usage_daily (
+     key_id            TEXT NOT NULL REFERENCES keys (id),
+     day               TEXT NOT NULL,
+     requests          INTEGER NOT NULL,
+     prompt_tokens     INTEGER NOT NULL,
+     completion_tokens INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day)
+   ) STRICT, WITHOUT ROWID;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+function userVersion(db: DatabaseSync): number {
+  return Number(db.prepare('PRAGMA user_version').get()?.['user_version'] ?? 0);
+}
+
+/** Brings the file up to SCHEMA_VERSION. Safe when several processes open a new file at once. */
+export function migrate(db: DatabaseSync): void {
+  if (userVersion(db) === SCHEMA_VERSION) return;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    // Re-read under the write lock: another process may have migrated meanwhile.
+    const current = userVersion(db);
+    if (current > SCHEMA_VERSION) {
+      throw new Error(`the database has schema version ${current}; this munja supports up to ${SCHEMA_VERSION}`);
+    }
+    for (let version = current; version < SCHEMA_VERSION; version++) {
+      db.exec(MIGRATIONS[version]!);
+    }
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,186 @@
+// The embedded default Store: one SQLite file (`munja.db`) in the data directory, shared by the
+// server and the operator CLI, so WAL plus a busy timeout let both write without failing.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { isPlausibleEmail, normaliseEmail } from './email.ts';
+import { newId } from './ids.ts';
+import { migrate } from './sqlite-schema.ts';
+import { toAccount, toKey, toUsage } from './sqlite-rows.ts';
+import type {
+  Account, AccountStatus, ApiKeyRecord, KeyWithAccount, NewKey, Store, UsageDelta, UsageRow,
+} from './store.ts';
+
+export const DATABASE_FILE = 'munja.db';
+const BUSY_TIMEOUT_MS = 5_000;
+const KEY_SECRET_NAME = 'key_secret';
+
+const ACCOUNT_COLUMNS = 'a.id AS a_id, a.email AS a_email, a.status AS a_status, a.is_admin AS a_is_admin, a.created_at AS a_created_at';
+
+function prepareStatements(db: DatabaseSync) {
+  const sql = (text: string): StatementSync => db.prepare(text);
+  return {
+    insertSecret: sql('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
+    selectSecret: sql('SELECT value FROM meta WHERE name = ?'),
+    countAccounts: sql('SELECT count(*) AS n FROM accounts'),
+    insertAccount: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', ?, ?)
+                        ON CONFLICT (email) DO NOTHING`),
+    accountByEmail: sql('SELECT * FROM accounts WHERE email = ?'),
+    accountById: sql('SELECT * FROM accounts WHERE id = ?'),
+    setStatus: sql('UPDATE accounts SET status = ? WHERE email = ? RETURNING *'),
+    setAdmin: sql('UPDATE accounts SET is_admin = ? WHERE email = ? RETURNING *'),
+    insertKey: sql(`INSERT INTO keys (id, account_id, digest, name, prefix, last_four, models, rpm, tpm, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
+    keyByDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS} FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`),
+    allKeys: sql('SELECT * FROM keys ORDER BY created_at, rowid'),
+    keysOfAccount: sql('SELECT * FROM keys WHERE account_id = ? ORDER BY created_at, rowid'),
+    revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
+    markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),
+    addUsage: sql(`INSERT INTO usage_daily (key_id, day, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?)
+                   ON CONFLICT (key_id, day) DO UPDATE SET
+                     requests = requests + excluded.requests,
+                     prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+                     completion_tokens = completion_tokens + excluded.completion_tokens`),
+    usageByDay: sql(`SELECT * FROM usage_daily WHERE key_id IN (SELECT value FROM json_each(?)) AND day BETWEEN ? AND ?
+                     ORDER BY day, key_id`),
+  };
+}
+
+export class SqliteStore implements Store {
+  readonly #db: DatabaseSync;
+  readonly #sql: ReturnType<typeof prepareStatements>;
+  #secret: Buffer | undefined;
+
+  private constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#sql = prepareStatements(db);
+  }
+
+  /** Opens (creating when needed) `<dataDir>/munja.db`; the directory is 0700 and the file 0600. */
+  static open(dataDir: string): SqliteStore {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const file = join(dataDir, DATABASE_FILE);
+    // Create the file ourselves so it never exists with umask permissions: it holds the key secret.
+    // SQLite gives the -wal and -shm files the same mode.
+    closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
+    const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = NORMAL');
+      db.exec('PRAGMA foreign_keys = ON');
+      migrate(db);
+      return new SqliteStore(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  async keySecret(): Promise<Buffer> {
+    if (this.#secret === undefined) {
+      // Insert-if-absent then read: two processes starting together still agree on one secret.
+      this.#sql.insertSecret.run(KEY_SECRET_NAME, randomBytes(32));
+      const value = this.#sql.selectSecret.get(KEY_SECRET_NAME)?.['value'];
+      if (!(value instanceof Uint8Array)) throw new Error('the key secret is missing from the store');
+      this.#secret = Buffer.from(value);
+    }
+    return Buffer.from(this.#secret);
+  }
+
+  async countAccounts(): Promise<number> {
+    return Number(this.#sql.countAccounts.get()?.['n'] ?? 0);
+  }
+
+  async createAccount(email: string, options: { isAdmin?: boolean } = {}): Promise<Account> {
+    if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
+    const normalised = normaliseEmail(email);
+    this.#sql.insertAccount.run(newId('acct_'), normalised, options.isAdmin ? 1 : 0, Date.now());
+    const row = this.#sql.accountByEmail.get(normalised);
+    if (row === undefined) throw new Error('account vanished after insert');
+    return toAccount(row);
+  }
+
+  async findAccountByEmail(email: string): Promise<Account | undefined> {
+    const row = this.#sql.accountByEmail.get(normaliseEmail(email));
+    return row && toAccount(row);
+  }
+
+  async findAccountById(id: string): Promise<Account | undefined> {
+    const row = this.#sql.accountById.get(id);
+    return row && toAccount(row);
+  }
+
+  async setAccountStatus(email: string, status: AccountStatus): Promise<Account | undefined> {
+    const row = this.#sql.setStatus.get(status, normaliseEmail(email));
+    return row && toAccount(row);
+  }
+
+  async setAccountAdmin(email: string, isAdmin: boolean): Promise<Account | undefined> {
+    const row = this.#sql.setAdmin.get(isAdmin ? 1 : 0, normaliseEmail(email));
+    return row && toAccount(row);
+  }
+
+  async createKey(key: NewKey): Promise<ApiKeyRecord> {
+    const models = key.models === null ? null : JSON.stringify(key.models);
+    const row = this.#sql.insertKey.get(
+      newId('key_'), key.accountId, key.digest, key.name, key.prefix, key.lastFour,
+      models, key.limits.rpm, key.limits.tpm, Date.now(),
+    );
+    if (row === undefined) throw new Error('key insert returned nothing');
+    return toKey(row);
+  }
+
+  async findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined> {
+    const row = this.#sql.keyByDigest.get(digest);
+    return row && Object.freeze({ key: toKey(row), account: toAccount(row, 'a_') });
+  }
+
+  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+    const rows = accountId === undefined ? this.#sql.allKeys.all() : this.#sql.keysOfAccount.all(accountId);
+    return rows.map(toKey);
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.#sql.revokeKey.get(Date.now(), keyId);
+    return row && toKey(row);
+  }
+
+  async markKeysUsed(keyIds: readonly string[], at: number): Promise<void> {
+    this.#transaction(() => {
+      for (const id of keyIds) this.#sql.markUsed.run(at, id);
+    });
+  }
+
+  async addUsage(deltas: readonly UsageDelta[]): Promise<void> {
+    this.#transaction(() => {
+      for (const d of deltas) {
+        this.#sql.addUsage.run(d.keyId, d.day, d.requests, d.promptTokens, d.completionTokens);
+      }
+    });
+  }
+
+  async usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
+    if (keyIds.length === 0) return [];
+    return this.#sql.usageByDay.all(JSON.stringify(keyIds), fromDay, toDay).map(toUsage);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  // IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout)
+  // instead of failing when a deferred read transaction tries to upgrade.
+  #transaction(work: () => void): void {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      work();
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// The Store interface: accounts, keys, usage. Implemented by sqlite-store (embedded default) and,
+// later, redis-store. Every method is async so both implementations share one contract suite.
+
+export type AccountStatus = 'active' | 'suspended';
+
+export interface Account {
+  readonly id: string;
+  readonly email: string;
+  readonly status: AccountStatus;
+  readonly isAdmin: boolean;
+  readonly createdAt: number; // Unix ms
+}
+
+export interface KeyLimits {
+  /** Requests per minute; null means the operator's default. */
+  readonly rpm: number | null;
+  /** Tokens per minute; null means the operator's default. */
+  readonly tpm: number | null;
+}
+
+export interface ApiKeyRecord {
+  readonly id: string; // key_…
+  readonly accountId: string;
+  readonly name: string;
+  /** `sk_munja_` + the first characters of the secret, for display. */
+  readonly prefix: string;
+  readonly lastFour: string;
+  /** Model ids this key may use; null means all. */
+  readonly models: readonly string[] | null;
+  readonly limits: KeyLimits;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+/** What authentication needs in one lookup. */
+export interface KeyWithAccount {
+  readonly key: ApiKeyRecord;
+  readonly account: Account;
+}
+
+export interface NewKey {
+  readonly accountId: string;
+  readonly digest: string; // hex HMAC-SHA-256 of the full key
+  readonly name: string;
+  readonly prefix: string;
+  readonly lastFour: string;
+  readonly models: readonly string[] | null;
+  readonly limits: KeyLimits;
+}
+
+export interface UsageDelta {
+  readonly keyId: string;
+  readonly day: string; // YYYY-MM-DD, UTC
+  readonly requests: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export interface UsageRow extends UsageDelta {}
+
+export interface Store {
+  /** The server secret used to digest keys; created on first use and kept in the store. */
+  keySecret(): Promise<Buffer>;
+
+  countAccounts(): Promise<number>;
+  /**
+   * Emails are trimmed and lower-cased (see email.ts). When the email already exists the existing
+   * account is returned unchanged (options ignored); an implausible email is a RangeError.
+   */
+  createAccount(email: string, options?: { isAdmin?: boolean }): Promise<Account>;
+  findAccountByEmail(email: string): Promise<Account | undefined>;
+  findAccountById(id: string): Promise<Account | undefined>;
+  setAccountStatus(email: string, status: AccountStatus): Promise<Account | undefined>;
+  setAccountAdmin(email: string, isAdmin: boolean): Promise<Account | undefined>;
+
+  createKey(key: NewKey): Promise<ApiKeyRecord>;
+  findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined>;
+  listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked; returns undefined when no such key exists. Revoking twice keeps the first time. */
+  revokeKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  markKeysUsed(keyIds: readonly string[], at: number): Promise<void>;
+
+  addUsage(deltas: readonly UsageDelta[]): Promise<void>;
+  usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
+
+  close(): Promise<void>;
+}

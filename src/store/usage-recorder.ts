@@ -1,0 +1,86 @@
+// Per-request usage goes to memory and is written to the store once a second (and on shutdown),
+// so the request path never waits on a write.
+import type { Logger } from '../observability/logger.ts';
+import type { Store, UsageDelta } from './store.ts';
+
+interface Pending {
+  keyId: string;
+  day: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export class UsageRecorder {
+  readonly #store: Store;
+  readonly #logger: Logger;
+  #pending = new Map<string, Pending>();
+  #used = new Set<string>();
+  readonly #timer: NodeJS.Timeout;
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(store: Store, logger: Logger, intervalMs = 1000) {
+    this.#store = store;
+    this.#logger = logger;
+    this.#timer = setInterval(() => { void this.flush(); }, intervalMs).unref();
+  }
+
+  record(keyId: string, promptTokens: number, completionTokens: number, now = Date.now()): void {
+    const day = new Date(now).toISOString().slice(0, 10);
+    const id = `${keyId}|${day}`;
+    let pending = this.#pending.get(id);
+    if (pending === undefined) {
+      pending = { keyId, day, requests: 0, promptTokens: 0, completionTokens: 0 };
+      this.#pending.set(id, pending);
+    }
+    pending.requests += 1;
+    pending.promptTokens += promptTokens;
+    pending.completionTokens += completionTokens;
+    this.#used.add(keyId);
+  }
+
+  /** Writes what is pending. Concurrent calls are serialised; a failed write is kept for the next one. */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#write());
+    return this.#flushing;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.flush();
+  }
+
+  async #write(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    const batch = this.#pending;
+    const used = this.#used;
+    this.#pending = new Map();
+    this.#used = new Set();
+    const deltas: UsageDelta[] = [...batch.values()];
+    try {
+      await this.#store.addUsage(deltas);
+    } catch (error) {
+      this.#logger.error({ err: error, pending: deltas.length }, 'usage write failed; kept for the next flush');
+      this.#merge(batch);
+      for (const keyId of used) this.#used.add(keyId);
+      return;
+    }
+    try {
+      await this.#store.markKeysUsed([...used], Date.now());
+    } catch (error) {
+      this.#logger.warn({ err: error }, 'last-used update failed');
+    }
+  }
+
+  #merge(batch: Map<string, Pending>): void {
+    for (const [id, old] of batch) {
+      const pending = this.#pending.get(id);
+      if (pending === undefined) this.#pending.set(id, old);
+      else {
+        pending.requests += old.requests;
+        pending.promptTokens += old.promptTokens;
+        pending.completionTokens += old.completionTokens;
+      }
+    }
+  }
+}

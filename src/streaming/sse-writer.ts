@@ -1,0 +1,63 @@
+// Server-sent events on a uWS response, with backpressure: write() reports false once uWS had to
+// buffer, and the producer waits for whenWritable() before sending more.
+import { beginStreaming } from '../http/respond.ts';
+import type { RequestContext } from '../http/request-context.ts';
+
+const SSE_HEADERS = {
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+} as const;
+
+export class SseWriter {
+  readonly #ctx: RequestContext;
+
+  constructor(ctx: RequestContext) {
+    this.#ctx = ctx;
+  }
+
+  get closed(): boolean {
+    return this.#ctx.aborted || this.#ctx.finished;
+  }
+
+  /** Sends the 200 status and headers, and optionally the first events, in one corked write. */
+  open(headers: Readonly<Record<string, string>>, firstEvents = ''): boolean {
+    const ctx = this.#ctx;
+    if (this.closed) return false;
+    let ok = true;
+    ctx.res.cork(() => {
+      beginStreaming(ctx, 'text/event-stream; charset=utf-8', { ...SSE_HEADERS, ...headers });
+      ok = ctx.res.write(firstEvents);
+    });
+    if (ctx.firstByteMs === null) ctx.firstByteMs = Math.round(ctx.elapsedMs() * 100) / 100;
+    return ok;
+  }
+
+  /** Writes already-framed events (`data: …\n\n`). False means: wait for whenWritable. */
+  write(events: string): boolean {
+    if (this.closed) return false;
+    let ok = true;
+    this.#ctx.res.cork(() => { ok = this.#ctx.res.write(events); });
+    return ok;
+  }
+
+  whenWritable(resume: () => void): void {
+    if (this.closed) return;
+    this.#ctx.res.onWritable(() => {
+      resume();
+      return true;
+    });
+  }
+
+  end(lastEvents = ''): void {
+    const ctx = this.#ctx;
+    if (this.closed) return;
+    ctx.finished = true;
+    ctx.res.cork(() => { ctx.res.end(lastEvents); });
+  }
+}
+
+export function frame(data: string): string {
+  return `data: ${data}\n\n`;
+}
+
+export const DONE_FRAME = 'data: [DONE]\n\n';

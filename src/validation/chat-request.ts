@@ -1,0 +1,96 @@
+// The chat completion request after validation. `null` on an optional field means "not given",
+// as in OpenAI's API; the shapes mirror chat-request-schema.ts.
+
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  readonly role: ChatRole;
+  readonly content: string;
+  readonly name?: string;
+  /** Only `null` is accepted: clients echo a previous reply back with `refusal: null`. */
+  readonly refusal?: null;
+}
+
+export interface ChatFunctionTool {
+  readonly type: 'function';
+  readonly function: {
+    readonly name: string;
+    readonly description?: string;
+    readonly parameters?: Readonly<Record<string, unknown>>;
+    readonly strict?: boolean | null;
+  };
+}
+
+export type ChatToolChoice = 'none' | 'auto' | 'required' | { readonly type: 'function'; readonly function: { readonly name: string } };
+
+export interface ChatResponseFormat {
+  readonly type: 'text' | 'json_object' | 'json_schema';
+  readonly json_schema?: {
+    readonly name: string;
+    readonly description?: string;
+    readonly schema?: Readonly<Record<string, unknown>>;
+    readonly strict?: boolean | null;
+  };
+}
+
+export interface ChatPrediction {
+  readonly type: 'content';
+  readonly content: string | readonly { readonly type: 'text'; readonly text: string }[];
+}
+
+/** The body exactly as the client sent it (validated, not rewritten): relays forward it. */
+export interface ChatRequestBody {
+  readonly model: string;
+  readonly messages: readonly ChatMessage[];
+  readonly temperature?: number | null;
+  readonly top_p?: number | null;
+  readonly presence_penalty?: number | null;
+  readonly frequency_penalty?: number | null;
+  readonly max_tokens?: number | null;
+  readonly max_completion_tokens?: number | null;
+  readonly n?: number | null;
+  readonly stop?: string | readonly string[] | null;
+  readonly seed?: number | null;
+  readonly user?: string;
+  readonly stream?: boolean | null;
+  readonly stream_options?: { readonly include_usage?: boolean; readonly include_obfuscation?: boolean } | null;
+  readonly logit_bias?: Readonly<Record<string, number>> | null;
+  readonly logprobs?: boolean | null;
+  readonly top_logprobs?: number | null;
+  readonly response_format?: ChatResponseFormat;
+  readonly tools?: readonly ChatFunctionTool[];
+  readonly tool_choice?: ChatToolChoice;
+  readonly parallel_tool_calls?: boolean;
+  readonly metadata?: Readonly<Record<string, string>> | null;
+  readonly store?: boolean | null;
+  readonly service_tier?: 'auto' | 'default' | 'flex' | 'scale' | 'priority' | 'fast' | null;
+  readonly reasoning_effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
+  readonly safety_identifier?: string | null;
+  readonly prompt_cache_key?: string | null;
+  readonly modalities?: readonly ('text' | 'audio')[] | null;
+  readonly verbosity?: 'low' | 'medium' | 'high' | null;
+  readonly prediction?: ChatPrediction | null;
+}
+
+/** A validated request: the original body plus the normalised values the gateway acts on. */
+export interface ChatRequest {
+  readonly body: ChatRequestBody;
+  readonly model: string;
+  readonly messages: readonly ChatMessage[];
+  readonly stream: boolean;
+  /** `stream_options.include_usage`; only ever true when `stream` is. */
+  readonly includeUsage: boolean;
+  /** `max_completion_tokens` or `max_tokens` (never both); the model's cap is checked later. */
+  readonly maxTokens: number | null;
+  /** The field `maxTokens` came from, for error params (`max_completion_tokens` when neither is set). */
+  readonly maxTokensParam: 'max_tokens' | 'max_completion_tokens';
+  readonly n: number;
+  /** `stop` as a list: a single string becomes one entry, absent or null becomes empty. */
+  readonly stop: readonly string[];
+  /** null: the routed model's default applies. */
+  readonly temperature: number | null;
+  readonly topP: number | null;
+  readonly seed: number | null;
+  readonly logprobs: boolean;
+  readonly topLogprobs: number | null;
+}

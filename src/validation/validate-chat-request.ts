@@ -1,0 +1,65 @@
+import { Ajv } from 'ajv';
+import { ApiError } from '../errors/api-error.ts';
+import type { ChatRequest, ChatRequestBody } from './chat-request.ts';
+import { CHAT_REQUEST_SCHEMA } from './chat-request-schema.ts';
+import { mapAjvError } from './map-ajv-error.ts';
+
+// Compiled once at module load. strict also sets strictNumbers (NaN/Infinity fail `number`);
+// union types (`['number', 'null']`) must be allowed explicitly under strict. `verbose` keeps
+// `parentSchema` on errors so messages can quote both bounds of a range; it costs nothing
+// on valid requests. No coercion, defaults or removeAdditional: the body is never rewritten.
+const validateBody = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true }).compile<ChatRequestBody>(CHAT_REQUEST_SCHEMA);
+
+const NO_STOP: readonly string[] = Object.freeze([]);
+
+/** A parsed JSON value → a validated ChatRequest, or the first problem as an ApiError (400). */
+export function validateChatRequest(value: unknown): ChatRequest {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError('invalid_body');
+  if (!validateBody(value)) {
+    const error = validateBody.errors?.[0];
+    throw error === undefined ? new ApiError('invalid_body') : mapAjvError(error, value);
+  }
+  checkFieldCombinations(value);
+  return normalise(value);
+}
+
+/** Rules between fields, which JSON Schema draft-07 expresses poorly. */
+function checkFieldCombinations(body: ChatRequestBody): void {
+  if (body.top_logprobs != null && body.logprobs !== true) {
+    throw new ApiError('invalid_value', { param: 'top_logprobs', message: 'top_logprobs requires logprobs to be true.' });
+  }
+  // Both limits at once is refused rather than resolved: the limit we reserve tokens for must
+  // be the one the upstream enforces, and upstreams differ in which field wins.
+  if (body.max_tokens != null && body.max_completion_tokens != null) {
+    throw new ApiError('invalid_value', { param: 'max_tokens', message: 'Set max_completion_tokens or max_tokens, not both.' });
+  }
+  if (body.stream_options != null && body.stream !== true) {
+    throw new ApiError('invalid_value', { param: 'stream_options', message: 'stream_options is only allowed when stream is true.' });
+  }
+  if (body.response_format?.type === 'json_schema' && body.response_format.json_schema === undefined) {
+    throw new ApiError('missing_required_parameter', {
+      param: 'response_format.json_schema',
+      message: 'response_format.json_schema is required when response_format.type is json_schema.',
+    });
+  }
+}
+
+function normalise(body: ChatRequestBody): ChatRequest {
+  const stop = body.stop;
+  return {
+    body,
+    model: body.model,
+    messages: body.messages,
+    stream: body.stream === true,
+    includeUsage: body.stream_options?.include_usage === true,
+    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? null,
+    maxTokensParam: body.max_tokens != null ? 'max_tokens' : 'max_completion_tokens',
+    n: body.n ?? 1,
+    stop: stop == null ? NO_STOP : typeof stop === 'string' ? [stop] : stop,
+    temperature: body.temperature ?? null,
+    topP: body.top_p ?? null,
+    seed: body.seed ?? null,
+    logprobs: body.logprobs === true,
+    topLogprobs: body.top_logprobs ?? null,
+  };
+}

@@ -1,0 +1,64 @@
+// The start path a newcomer uses: `munja serve` on an empty data dir prints a first key once,
+// keys survive a restart, and SIGTERM drains in-flight streams before exiting 0.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { chatBody } from '../helpers/http.ts';
+import { killServeProcesses, startServeProcess } from '../helpers/serve-process.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'munja-serve-'));
+afterEach(killServeProcesses);
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function chat(port: number, key: string, body = chatBody()) {
+  return fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+  });
+}
+
+describe('munja serve', () => {
+  let firstKey = '';
+
+  it('prints a first key with a curl line on an empty store, and the key works', async () => {
+    const server = await startServeProcess({ MUNJA_DATA: dataDir });
+    const match = /^\s+(sk_munja_\w+)$/m.exec(server.stdout());
+    expect(match).not.toBeNull();
+    firstKey = match![1]!;
+    expect(server.stdout()).toContain(`curl http://127.0.0.1:${server.port}/v1/chat/completions`);
+    const response = await chat(server.port, firstKey);
+    expect(response.status).toBe(200);
+    expect(server.stdout()).not.toMatch(/"msg":"request"[^\n]*sk_munja_/);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('keeps keys across a restart and prints no new key', async () => {
+    const server = await startServeProcess({ MUNJA_DATA: dataDir });
+    expect(server.stdout()).not.toContain('sk_munja_');
+    expect((await chat(server.port, firstKey)).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('on SIGTERM finishes a stream in flight, then exits 0', async () => {
+    const config = join(dataDir, 'slow.json');
+    writeFileSync(config, JSON.stringify({ models: { fast: { local: { timeToFirstTokenMs: 0, tokensPerSecond: 40 } } } }));
+    const server = await startServeProcess({ MUNJA_DATA: dataDir, MUNJA_CONFIG: config });
+    const response = await chat(server.port, firstKey, chatBody({ stream: true, max_tokens: 40 }));
+    expect(response.status).toBe(200);
+    const body = response.text();
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.stdout()).toContain('"msg":"draining"');
+    const text = await body;
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(await server.exited).toBe(0);
+  });
+
+  it('refuses to start on a bad setting, naming it', async () => {
+    await expect(startServeProcess({ MUNJA_DATA: dataDir, PORT: 'eighty' })).rejects.toThrow(/PORT/);
+  });
+});

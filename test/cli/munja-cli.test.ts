@@ -1,0 +1,193 @@
+// The operator CLI as a real child process, each test with its own MUNJA_DATA.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { digestApiKey, hasValidFormat } from '../../src/auth/api-key.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NODE = join(ROOT, 'node_modules/.bin/node');
+const ENTRY = join(ROOT, 'src/cli/munja.ts');
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+let dataDir: string;
+
+function munja(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(NODE, [ENTRY, ...args], { env: { ...process.env, MUNJA_DATA: dataDir }, cwd: ROOT }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function munjaJson<T>(...args: string[]): Promise<T> {
+  const run = await munja(...args, '--json');
+  expect(run, run.stderr).toMatchObject({ code: 0 });
+  return JSON.parse(run.stdout) as T;
+}
+
+interface CreatedJson { id: string; key: string; account: string; name: string; models: string[] | null; rpm: number | null; tpm: number | null }
+interface KeyJson { id: string; account: string; status: string; prefix: string; lastFour: string; revokedAt: string | null }
+interface AccountJson { email: string; status: string; isAdmin: boolean; created?: boolean }
+
+function expectCleanFailure(run: Run, code: number, message: RegExp): void {
+  expect(run.code).toBe(code);
+  expect(run.stderr).toMatch(message);
+  expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  expect(run.stdout).toBe('');
+}
+
+beforeEach(() => {
+  dataDir = join(mkdtempSync(join(tmpdir(), 'munja-cli-')), 'data');
+});
+
+afterEach(() => {
+  rmSync(join(dataDir, '..'), { recursive: true, force: true });
+});
+
+describe('munja keys', () => {
+  it('creates a key shown once, and lists it without the secret', async () => {
+    const created = await munjaJson<CreatedJson>(
+      'keys', 'create', '--account', 'Alice@Example.com', '--name', 'laptop', '--models', 'm1, m2', '--rpm', '60', '--tpm', '9000',
+    );
+    expect(hasValidFormat(created.key)).toBe(true);
+    expect(created).toEqual({
+      id: created.id, key: created.key, account: 'alice@example.com', name: 'laptop', models: ['m1', 'm2'], rpm: 60, tpm: 9000,
+    });
+
+    const list = await munja('keys', 'list', '--json');
+    expect(list.stdout).not.toContain(created.key);
+    const keys = JSON.parse(list.stdout) as KeyJson[];
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({
+      id: created.id, account: 'alice@example.com', status: 'active', prefix: created.key.slice(0, 13), lastFour: created.key.slice(-4),
+    });
+    expect(keys[0]).not.toHaveProperty('key');
+    expect(keys[0]).not.toHaveProperty('digest');
+
+    const table = await munja('keys', 'list');
+    expect(table.stdout).toContain(created.id);
+    expect(table.stdout).toContain(`${created.key.slice(0, 13)}…${created.key.slice(-4)}`);
+    expect(table.stdout).not.toContain(created.key);
+
+    for (const file of readdirSync(dataDir)) {
+      expect(readFileSync(join(dataDir, file)).includes(created.key), file).toBe(false);
+    }
+    const store = SqliteStore.open(dataDir);
+    const found = await store.findKeyByDigest(digestApiKey(created.key, await store.keySecret()));
+    await store.close();
+    expect(found?.key.id).toBe(created.id);
+  });
+
+  it('prints the key on its own line with a will-not-be-shown-again hint', async () => {
+    const run = await munja('keys', 'create', '--account', 'bob@example.com');
+    expect(run.code).toBe(0);
+    const keyLine = run.stdout.split('\n').find((line) => line.startsWith('sk_munja_'));
+    expect(keyLine !== undefined && hasValidFormat(keyLine)).toBe(true);
+    expect(run.stdout).toMatch(/not be shown again/);
+  });
+
+  it('revokes a key, and the list shows it revoked', async () => {
+    const created = await munjaJson<CreatedJson>('keys', 'create', '--account', 'a@example.com');
+    const revoked = await munjaJson<KeyJson>('keys', 'revoke', created.id);
+    expect(revoked).toMatchObject({ id: created.id, status: 'revoked' });
+    const [listed] = await munjaJson<KeyJson[]>('keys', 'list');
+    expect(listed).toMatchObject({ id: created.id, status: 'revoked', revokedAt: revoked.revokedAt });
+    expect((await munja('keys', 'list')).stdout).toMatch(/revoked/);
+  });
+
+  it('filters the list by account', async () => {
+    await munjaJson('keys', 'create', '--account', 'a@example.com');
+    const b = await munjaJson<CreatedJson>('keys', 'create', '--account', 'b@example.com');
+    const listed = await munjaJson<KeyJson[]>('keys', 'list', '--account', 'B@example.com');
+    expect(listed.map((key) => key.id)).toEqual([b.id]);
+  });
+
+  it('fails cleanly on unknown keys and accounts', async () => {
+    expectCleanFailure(await munja('keys', 'revoke', 'key_000000000000000000000000'), 1, /no key with id key_0+/);
+    expectCleanFailure(await munja('keys', 'list', '--account', 'nobody@example.com'), 1, /no account with email nobody@example.com/);
+  });
+
+  it('rejects bad arguments with a usage exit', async () => {
+    const cases: [string[], RegExp][] = [
+      [['keys', 'create'], /missing --account/],
+      [['keys', 'create', '--account', 'not-an-email'], /invalid --account email 'not-an-email'/],
+      [['keys', 'create', '--account', 'a@example.com', '--rpm', '0'], /--rpm must be a positive integer/],
+      [['keys', 'create', '--account', 'a@example.com', '--rpm=-5'], /--rpm must be a positive integer/],
+      [['keys', 'create', '--account', 'a@example.com', '--tpm', '1.5'], /--tpm must be a positive integer/],
+      [['keys', 'create', '--account', 'a@example.com', '--tpm', 'lots'], /--tpm must be a positive integer/],
+      [['keys', 'create', '--account', 'a@example.com', '--models', ''], /--models must list at least one/],
+      [['keys', 'create', '--account', 'a@example.com', '--models', ' , '], /--models must list at least one/],
+      [['keys', 'create', '--account', 'a@example.com', '--bogus'], /Unknown option '--bogus'/],
+      [['keys', 'revoke'], /missing KEY_ID/],
+      [['keys', 'revoke', 'key_a', 'key_b'], /unexpected argument 'key_b'/],
+      [['keys', 'rotate'], /unknown keys subcommand 'rotate'/],
+      [['keys'], /missing keys subcommand/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => munja(...args)));
+    runs.forEach((run, index) => expectCleanFailure(run, 2, cases[index]![1]));
+    expect((await munjaJson<KeyJson[]>('keys', 'list'))).toEqual([]);
+  });
+});
+
+describe('munja accounts', () => {
+  it('creates an account once, then reports it exists', async () => {
+    expect(await munjaJson<AccountJson>('accounts', 'create', 'Carol@Example.com'))
+      .toMatchObject({ email: 'carol@example.com', status: 'active', isAdmin: false, created: true });
+    expect(await munjaJson<AccountJson>('accounts', 'create', 'carol@example.com')).toMatchObject({ created: false });
+    expect((await munja('accounts', 'create', 'carol@example.com')).stdout).toMatch(/already exists/);
+  });
+
+  it('suspends and resumes, visible to the key lookup', async () => {
+    const created = await munjaJson<CreatedJson>('keys', 'create', '--account', 'a@example.com');
+    expect(await munjaJson<AccountJson>('accounts', 'suspend', 'a@example.com')).toMatchObject({ status: 'suspended' });
+
+    const store = SqliteStore.open(dataDir);
+    const digest = digestApiKey(created.key, await store.keySecret());
+    expect((await store.findKeyByDigest(digest))?.account.status).toBe('suspended');
+    expect(await munjaJson<AccountJson>('accounts', 'resume', 'a@example.com')).toMatchObject({ status: 'active' });
+    expect((await store.findKeyByDigest(digest))?.account.status).toBe('active');
+    await store.close();
+  });
+
+  it('makes and unmakes admins', async () => {
+    await munja('accounts', 'create', 'a@example.com');
+    expect(await munjaJson<AccountJson>('accounts', 'admin', 'a@example.com')).toMatchObject({ isAdmin: true });
+    expect(await munjaJson<AccountJson>('accounts', 'admin', 'a@example.com', '--revoke')).toMatchObject({ isAdmin: false });
+  });
+
+  it('fails cleanly on unknown accounts and bad arguments', async () => {
+    expectCleanFailure(await munja('accounts', 'suspend', 'nobody@example.com'), 1, /no account with email nobody@example.com/);
+    expectCleanFailure(await munja('accounts', 'admin', 'nobody@example.com'), 1, /no account/);
+    expectCleanFailure(await munja('accounts', 'create'), 2, /missing EMAIL/);
+    expectCleanFailure(await munja('accounts', 'create', 'nope'), 2, /invalid email 'nope'/);
+    expectCleanFailure(await munja('accounts', 'create', 'a@example.com', '--revoke'), 2, /Unknown option '--revoke'/);
+    expectCleanFailure(await munja('accounts', 'delete', 'a@example.com'), 2, /unknown accounts subcommand 'delete'/);
+  });
+});
+
+describe('munja usage', () => {
+  it('prints help on stdout with exit 0', async () => {
+    for (const args of [['help'], ['--help'], ['keys', 'create', '--help']]) {
+      const run = await munja(...args);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Usage: munja/);
+    }
+  });
+
+  it('exits 2 with usage on stderr for no or unknown commands', async () => {
+    const none = await munja();
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^Usage: munja/);
+    expectCleanFailure(await munja('frobnicate'), 2, /unknown command 'frobnicate'/);
+  });
+});

@@ -1,0 +1,211 @@
+// The behaviour every Store implementation must share. Each test gets a fresh, empty store.
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewKey, Store } from '../../src/store/store.ts';
+
+function newKey(accountId: string, overrides: Partial<NewKey> = {}): NewKey {
+  return {
+    accountId,
+    digest: randomBytes(32).toString('hex'),
+    name: 'test key',
+    prefix: 'sk_munja_abcd',
+    lastFour: 'wxyz',
+    models: null,
+    limits: { rpm: null, tpm: null },
+    ...overrides,
+  };
+}
+
+export function runStoreContract(name: string, makeStore: () => Promise<Store>): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+
+    afterEach(async () => {
+      await store.close();
+    });
+
+    describe('key secret', () => {
+      it('is 32 bytes and the same on every call', async () => {
+        const secret = await store.keySecret();
+        expect(secret).toHaveLength(32);
+        expect((await store.keySecret()).equals(secret)).toBe(true);
+      });
+
+      it('cannot be changed through the returned buffer', async () => {
+        const secret = await store.keySecret();
+        const copy = Buffer.from(secret);
+        secret.fill(0);
+        expect((await store.keySecret()).equals(copy)).toBe(true);
+      });
+    });
+
+    describe('accounts', () => {
+      it('creates an active, non-admin account with a normalised email', async () => {
+        expect(await store.countAccounts()).toBe(0);
+        const account = await store.createAccount('  Alice@Example.COM ');
+        expect(account).toMatchObject({ email: 'alice@example.com', status: 'active', isAdmin: false });
+        expect(account.id).toMatch(/^acct_[0-9A-Za-z]{24}$/);
+        expect(account.createdAt).toBeGreaterThan(Date.now() - 60_000);
+        expect(Object.isFrozen(account)).toBe(true);
+        expect(await store.countAccounts()).toBe(1);
+      });
+
+      it('creates admins when asked', async () => {
+        expect((await store.createAccount('root@example.com', { isAdmin: true })).isAdmin).toBe(true);
+      });
+
+      it('returns the existing account, unchanged, when the email is taken in any case', async () => {
+        const first = await store.createAccount('alice@example.com');
+        const again = await store.createAccount('ALICE@example.com', { isAdmin: true });
+        expect(again).toEqual(first);
+        expect(await store.countAccounts()).toBe(1);
+      });
+
+      it('rejects implausible emails', async () => {
+        for (const bad of ['', '   ', 'alice', 'alice@', '@example.com', 'a b@example.com', 'alice@.com', 'alice@example.', 'a@b@example.com']) {
+          await expect(store.createAccount(bad), bad).rejects.toThrow(RangeError);
+        }
+        expect(await store.countAccounts()).toBe(0);
+        expect((await store.createAccount('admin@localhost')).email).toBe('admin@localhost');
+      });
+
+      it('finds accounts by email in any case and by id', async () => {
+        const account = await store.createAccount('alice@example.com');
+        expect(await store.findAccountByEmail(' ALICE@EXAMPLE.COM')).toEqual(account);
+        expect(await store.findAccountById(account.id)).toEqual(account);
+        expect(await store.findAccountByEmail('bob@example.com')).toBeUndefined();
+        expect(await store.findAccountById('acct_000000000000000000000000')).toBeUndefined();
+      });
+
+      it('suspends, resumes, and grants or removes admin', async () => {
+        await store.createAccount('alice@example.com');
+        expect((await store.setAccountStatus('Alice@example.com', 'suspended'))?.status).toBe('suspended');
+        expect((await store.findAccountByEmail('alice@example.com'))?.status).toBe('suspended');
+        expect((await store.setAccountStatus('alice@example.com', 'active'))?.status).toBe('active');
+        expect((await store.setAccountAdmin('alice@example.com', true))?.isAdmin).toBe(true);
+        expect((await store.setAccountAdmin('alice@example.com', false))?.isAdmin).toBe(false);
+      });
+
+      it('returns undefined when changing an unknown account', async () => {
+        expect(await store.setAccountStatus('nobody@example.com', 'suspended')).toBeUndefined();
+        expect(await store.setAccountAdmin('nobody@example.com', true)).toBeUndefined();
+        expect(await store.countAccounts()).toBe(0);
+      });
+    });
+
+    describe('keys', () => {
+      it('creates a key and finds it with its account by digest', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id, { models: ['a', 'b'], limits: { rpm: 60, tpm: 10_000 } });
+        const key = await store.createKey(input);
+        expect(key).toEqual({
+          id: key.id, accountId: account.id, name: 'test key', prefix: 'sk_munja_abcd', lastFour: 'wxyz',
+          models: ['a', 'b'], limits: { rpm: 60, tpm: 10_000 }, createdAt: key.createdAt, lastUsedAt: null, revokedAt: null,
+        });
+        expect(key.id).toMatch(/^key_[0-9A-Za-z]{24}$/);
+        expect(key).not.toHaveProperty('digest');
+        expect(Object.isFrozen(key) && Object.isFrozen(key.limits) && Object.isFrozen(key.models)).toBe(true);
+
+        const found = await store.findKeyByDigest(input.digest);
+        expect(found).toEqual({ key, account });
+        expect(Object.isFrozen(found)).toBe(true);
+      });
+
+      it('keeps models null (all models) distinct from a list', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id);
+        await store.createKey(input);
+        expect((await store.findKeyByDigest(input.digest))?.key.models).toBeNull();
+      });
+
+      it('returns undefined for an unknown digest', async () => {
+        expect(await store.findKeyByDigest('0'.repeat(64))).toBeUndefined();
+      });
+
+      it('refuses a duplicate digest', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id);
+        await store.createKey(input);
+        await expect(store.createKey(newKey(account.id, { digest: input.digest }))).rejects.toThrow();
+      });
+
+      it('shows the account status through the key lookup', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id);
+        await store.createKey(input);
+        await store.setAccountStatus('alice@example.com', 'suspended');
+        expect((await store.findKeyByDigest(input.digest))?.account.status).toBe('suspended');
+      });
+
+      it('lists all keys, or one account’s, in creation order', async () => {
+        const alice = await store.createAccount('alice@example.com');
+        const bob = await store.createAccount('bob@example.com');
+        const a1 = await store.createKey(newKey(alice.id, { name: 'a1' }));
+        const b1 = await store.createKey(newKey(bob.id, { name: 'b1' }));
+        const a2 = await store.createKey(newKey(alice.id, { name: 'a2' }));
+        expect((await store.listKeys()).map((k) => k.id).sort()).toEqual([a1.id, a2.id, b1.id].sort());
+        expect((await store.listKeys(alice.id)).map((k) => k.name)).toEqual(['a1', 'a2']);
+        expect(await store.listKeys('acct_000000000000000000000000')).toEqual([]);
+      });
+
+      it('revokes once: the key is still found, with the first revocation time', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id);
+        const key = await store.createKey(input);
+        const revoked = await store.revokeKey(key.id);
+        expect(revoked?.revokedAt).toBeTypeOf('number');
+        expect((await store.findKeyByDigest(input.digest))?.key.revokedAt).toBe(revoked?.revokedAt);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect((await store.revokeKey(key.id))?.revokedAt).toBe(revoked?.revokedAt);
+      });
+
+      it('returns undefined when revoking an unknown key', async () => {
+        expect(await store.revokeKey('key_000000000000000000000000')).toBeUndefined();
+      });
+
+      it('marks keys used, never moving the time backwards, and ignores unknown ids', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const one = await store.createKey(newKey(account.id));
+        const two = await store.createKey(newKey(account.id));
+        await store.markKeysUsed([one.id, two.id, 'key_unknown'], 2_000);
+        await store.markKeysUsed([one.id], 1_000);
+        await store.markKeysUsed([], 3_000);
+        const byId = new Map((await store.listKeys()).map((k) => [k.id, k.lastUsedAt]));
+        expect(byId.get(one.id)).toBe(2_000);
+        expect(byId.get(two.id)).toBe(2_000);
+      });
+    });
+
+    describe('usage', () => {
+      it('adds deltas up per key and day', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const key = await store.createKey(newKey(account.id));
+        const delta = { keyId: key.id, day: '2025-01-01', requests: 1, promptTokens: 10, completionTokens: 20 };
+        await store.addUsage([delta, delta]);
+        await store.addUsage([{ ...delta, requests: 3, promptTokens: 1, completionTokens: 2 }]);
+        expect(await store.usageByDay([key.id], '2025-01-01', '2025-01-01')).toEqual([
+          { keyId: key.id, day: '2025-01-01', requests: 5, promptTokens: 21, completionTokens: 42 },
+        ]);
+      });
+
+      it('filters by key and by inclusive day range, ordered by day', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const one = await store.createKey(newKey(account.id));
+        const two = await store.createKey(newKey(account.id));
+        const row = (keyId: string, day: string) => ({ keyId, day, requests: 1, promptTokens: 1, completionTokens: 1 });
+        await store.addUsage([
+          row(one.id, '2025-01-03'), row(one.id, '2025-01-01'), row(one.id, '2025-01-02'),
+          row(one.id, '2025-01-04'), row(two.id, '2025-01-02'),
+        ]);
+        const rows = await store.usageByDay([one.id], '2025-01-02', '2025-01-03');
+        expect(rows.map((r) => r.day)).toEqual(['2025-01-02', '2025-01-03']);
+        expect(await store.usageByDay([one.id, two.id], '2025-01-02', '2025-01-02')).toHaveLength(2);
+        expect(await store.usageByDay([], '2000-01-01', '2999-01-01')).toEqual([]);
+      });
+    });
+  });
+}

@@ -1,0 +1,54 @@
+// Starts the whole service in-process on port 0 with a private data dir, for API tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningApp, startApp } from '../../src/app.ts';
+import { type CreateApiKeyOptions, createApiKey } from '../../src/auth/create-key.ts';
+import type { ConfigFile } from '../../src/config/config-schema.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+
+/** The five documented ids with no simulated latency, so tests run fast. */
+export const FAST_TEST_CONFIG: ConfigFile = {
+  engine: { threads: 1 },
+  models: {
+    auto: { route: ['default', 'fast'] },
+    default: { local: { language: 'en' } },
+    pro: { local: { language: 'en' }, maxOutputTokens: 2048 },
+    fast: { local: { language: 'en' } },
+    hrllm: { local: { language: 'hr' } },
+  },
+};
+
+export interface TestGateway {
+  readonly app: RunningApp;
+  readonly port: number;
+  readonly origin: string;
+  readonly baseURL: string;
+  readonly dataDir: string;
+  createKey(options?: Partial<CreateApiKeyOptions>): Promise<{ key: string; id: string }>;
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: ConfigFile = FAST_TEST_CONFIG, dataDir?: string): Promise<TestGateway> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'munja-test-'));
+  const settings = loadConfig({ MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }, config);
+  const { logger } = createLogger('silent');
+  const app = await startApp(settings, logger);
+  const origin = `http://127.0.0.1:${app.port}`;
+  return {
+    app,
+    port: app.port,
+    origin,
+    baseURL: `${origin}/v1`,
+    dataDir: dir,
+    async createKey(options = {}) {
+      const created = await createApiKey(app.store, { accountEmail: 'test@example.com', createAccount: true, ...options });
+      return { key: created.key, id: created.record.id };
+    },
+    async close() {
+      await app.shutdown();
+      if (dataDir === undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

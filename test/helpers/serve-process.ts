@@ -1,0 +1,47 @@
+// Runs `munja serve` as a real child process (the README's start path) and reads what it prints.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../src/cli/munja.ts', import.meta.url));
+const running = new Set<ChildProcess>();
+
+/** Kills whatever a test left running (a failed assertion skips its own SIGTERM). */
+export function killServeProcesses(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  stdout(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+export async function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${out}\n${err}`));
+    }, 20_000);
+    const check = () => {
+      const match = /"msg":"ready"/.test(out) ? /"port":(\d+)/.exec(out) : null;
+      if (match) { clearTimeout(timer); resolve(Number(match[1])); }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(() => { clearTimeout(timer); reject(new Error(`server exited:\n${out}\n${err}`)); });
+  });
+  return { child, port, stdout: () => out, exited };
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE, SqliteStore } from '../../../src/store/sqlite-store.ts';
+import { SCHEMA_VERSION } from '../../../src/store/sqlite-schema.ts';
+import type { NewKey } from '../../../src/store/store.ts';
+
+function newKey(accountId: string): NewKey {
+  return {
+    accountId, digest: randomBytes(32).toString('hex'), name: 'k', prefix: 'sk_munja_abcd', lastFour: 'wxyz',
+    models: ['m'], limits: { rpm: 1, tpm: 2 },
+  };
+}
+
+describe('SqliteStore', () => {
+  let root: string;
+  let dataDir: string;
+  const open: SqliteStore[] = [];
+
+  function openStore(): SqliteStore {
+    const store = SqliteStore.open(dataDir);
+    open.push(store);
+    return store;
+  }
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'munja-sqlite-'));
+    dataDir = join(root, 'nested', 'data');
+  });
+
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('creates the data directory 0700 and a 0600 munja.db', () => {
+    openStore();
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, DATABASE_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it('uses WAL and records the schema version', async () => {
+    await openStore().close();
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    expect(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
+    expect(db.prepare('PRAGMA user_version').get()?.['user_version']).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(1);
+    db.close();
+  });
+
+  it('enforces foreign keys', async () => {
+    const store = openStore();
+    await expect(store.createKey(newKey('acct_missing'))).rejects.toThrow(/FOREIGN KEY/);
+    await expect(store.addUsage([
+      { keyId: 'key_missing', day: '2025-01-01', requests: 1, promptTokens: 1, completionTokens: 1 },
+    ])).rejects.toThrow(/FOREIGN KEY/);
+  });
+
+  it('rolls a failed usage batch back as a whole', async () => {
+    const store = openStore();
+    const account = await store.createAccount('a@example.com');
+    const key = await store.createKey(newKey(account.id));
+    const good = { keyId: key.id, day: '2025-01-01', requests: 1, promptTokens: 1, completionTokens: 1 };
+    await expect(store.addUsage([good, { ...good, keyId: 'key_missing' }])).rejects.toThrow();
+    expect(await store.usageByDay([key.id], '2025-01-01', '2025-01-01')).toEqual([]);
+  });
+
+  it('keeps everything, including the key secret, across close and reopen', async () => {
+    const first = openStore();
+    const secret = await first.keySecret();
+    const account = await first.createAccount('a@example.com', { isAdmin: true });
+    const input = newKey(account.id);
+    const key = await first.createKey(input);
+    await first.revokeKey(key.id);
+    await first.markKeysUsed([key.id], 1234);
+    await first.addUsage([{ keyId: key.id, day: '2025-01-01', requests: 2, promptTokens: 3, completionTokens: 4 }]);
+    await first.close();
+
+    const second = openStore();
+    expect((await second.keySecret()).equals(secret)).toBe(true);
+    const found = await second.findKeyByDigest(input.digest);
+    expect(found?.account).toEqual(account);
+    expect(found?.key).toMatchObject({ id: key.id, models: ['m'], limits: { rpm: 1, tpm: 2 }, lastUsedAt: 1234 });
+    expect(found?.key.revokedAt).toBeTypeOf('number');
+    expect(await second.usageByDay([key.id], '2025-01-01', '2025-01-01')).toHaveLength(1);
+  });
+
+  it('lets two processes’ worth of connections share the file (server and CLI)', async () => {
+    const server = openStore();
+    const cli = openStore();
+    expect((await server.keySecret()).equals(await cli.keySecret())).toBe(true);
+    const account = await cli.createAccount('a@example.com');
+    const input = newKey(account.id);
+    await cli.createKey(input);
+    expect((await server.findKeyByDigest(input.digest))?.account.id).toBe(account.id);
+    await cli.setAccountStatus('a@example.com', 'suspended');
+    expect((await server.findKeyByDigest(input.digest))?.account.status).toBe('suspended');
+  });
+
+  it('refuses a database from a newer munja', async () => {
+    await openStore().close();
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => SqliteStore.open(dataDir)).toThrow(/schema version/);
+  });
+
+  it('closes idempotently', async () => {
+    const store = openStore();
+    await store.close();
+    await expect(store.close()).resolves.toBeUndefined();
+  });
+});
