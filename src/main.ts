@@ -16,9 +16,12 @@ export async function serve(io: CliIo): Promise<number> {
   }
   const { logger, flush } = createLogger(config.logLevel);
   const fatal = (error: unknown, origin: string) => {
-    logger.fatal({ err: error, origin }, 'fatal error; exiting');
-    flush();
-    process.exit(1);
+    try {
+      logger.fatal({ err: error, origin }, 'fatal error; exiting');
+      flush();
+    } finally {
+      process.exit(1);
+    }
   };
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));

@@ -38,7 +38,15 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
   const logger = pino(options, stream);
   return {
     logger,
-    // flushSync before 'ready' throws (sonic-boom has no fd yet); nothing is buffered then anyway.
-    flush: () => { if (ready) stream.flushSync(); },
+    // flushSync before 'ready' throws (sonic-boom has no fd yet; nothing is buffered then), and
+    // it throws EPIPE when whoever read our stdout is gone: neither may stop a shutdown.
+    flush: () => {
+      if (!ready) return;
+      try {
+        stream.flushSync();
+      } catch {
+        // the lines are lost either way
+      }
+    },
   };
 }

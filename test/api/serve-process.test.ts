@@ -1,5 +1,6 @@
 // The start path a newcomer uses: `munja serve` on an empty data dir prints a first key once,
 // keys survive a restart, and SIGTERM drains in-flight streams before exiting 0.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,21 @@ describe('munja serve', () => {
     const server = await startServeProcess({ MUNJA_DATA: dataDir });
     expect(server.stdout()).not.toContain('sk_munja_');
     expect((await chat(server.port, firstKey)).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('sees keys the CLI creates and revokes while it runs, within a second', async () => {
+    const server = await startServeProcess({ MUNJA_DATA: dataDir });
+    const cli = (...args: string[]) => execFileSync(process.execPath, ['src/cli/munja.ts', ...args, '--json'], { env: { ...process.env, MUNJA_DATA: dataDir } }).toString();
+    const created = JSON.parse(cli('keys', 'create', '--account', 'live@example.com'));
+    expect((await chat(server.port, created.key)).status).toBe(200);
+    cli('keys', 'revoke', created.id);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await chat(server.port, created.key)).status).toBe(401);
+    cli('accounts', 'suspend', 'live@example.com');
+    const second = JSON.parse(cli('keys', 'create', '--account', 'live@example.com'));
+    expect((await chat(server.port, second.key)).status).toBe(403);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });
