@@ -14,6 +14,7 @@ import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
 import { SqliteStore } from './store/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import { UsageRecorder } from './store/usage-recorder.ts';
+import { UpstreamPools } from './upstream/upstream-pools.ts';
 
 export interface RunningApp {
   readonly port: number;
@@ -35,8 +36,9 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   });
   const limiter = new MemoryLimiter();
   const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue });
+  const pools = new UpstreamPools(config.models, config.upstream);
   const usage = new UsageRecorder(store, logger);
-  const chatDeps = { config, catalog, auth, limiter, engine, usage };
+  const chatDeps = { config, catalog, auth, limiter, usage, dispatch: { engine, pools, timeouts: config.upstream } };
   const modelDeps = { catalog, auth };
 
   const router = new Router()
@@ -60,7 +62,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       const drained = await drain;
       lifecycle.phase = 'stopped';
       server.close();
-      await Promise.allSettled([engine.close(), usage.close(), limiter.close()]);
+      await Promise.allSettled([engine.close(), pools.close(), usage.close(), limiter.close()]);
       await store.close();
       logger.info({ drained }, 'stopped');
       return drained;

@@ -55,6 +55,16 @@ export const CONFIG_FILE_SCHEMA = {
         authCacheTtlMs: { type: 'integer', minimum: 0, maximum: 10_000 },
       },
     },
+    upstream: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        connectTimeoutMs: positiveInt,
+        firstByteTimeoutMs: positiveInt,
+        responseTimeoutMs: positiveInt,
+        idleTimeoutMs: positiveInt,
+      },
+    },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -98,6 +108,7 @@ export interface ModelFile {
 }
 export interface ConfigFile {
   server?: { maxBodyBytes?: number; maxJsonDepth?: number; shutdownGraceMs?: number; authCacheTtlMs?: number };
+  upstream?: { connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number };
   limits?: { rpm?: number; tpm?: number };
   engine?: { threads?: number; maxQueue?: number };
   models?: Record<string, ModelFile>;

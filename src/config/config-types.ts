@@ -18,6 +18,9 @@ export interface LocalTarget {
 export interface UpstreamConfig {
   /** OpenAI-compatible base URL ending in /v1. */
   readonly baseUrl: string;
+  /** Derived from baseUrl: the pool key and the request path. */
+  readonly origin: string;
+  readonly chatPath: string;
   /** The model name the upstream expects. */
   readonly model: string;
   readonly apiKey: string | null;
@@ -52,6 +55,17 @@ export interface ModelConfig {
   readonly target: ModelTarget;
 }
 
+export interface UpstreamTimeouts {
+  /** TCP (and TLS) connection set-up. */
+  readonly connectTimeoutMs: number;
+  /** Request sent → response headers, for streams (the model's time to first token). */
+  readonly firstByteTimeoutMs: number;
+  /** Request sent → response headers, without streaming (the whole generation). */
+  readonly responseTimeoutMs: number;
+  /** Silence allowed between two body chunks. */
+  readonly idleTimeoutMs: number;
+}
+
 export interface RateLimits {
   readonly rpm: number;
   readonly tpm: number;
@@ -70,5 +84,6 @@ export interface Config {
   readonly limits: RateLimits;
   readonly engine: { readonly threads: number; readonly maxQueue: number };
   readonly authCacheTtlMs: number;
+  readonly upstream: UpstreamTimeouts;
   readonly models: readonly ModelConfig[];
 }

@@ -8,6 +8,13 @@ export const DEFAULT_SERVER = {
   authCacheTtlMs: 1_000,
 } as const;
 
+export const DEFAULT_UPSTREAM_TIMEOUTS = {
+  connectTimeoutMs: 5_000,
+  firstByteTimeoutMs: 60_000,
+  responseTimeoutMs: 600_000,
+  idleTimeoutMs: 30_000,
+} as const;
+
 export const DEFAULT_LIMITS = { rpm: 600, tpm: 1_000_000 } as const;
 
 const profile = (timeToFirstTokenMs: number, tokensPerSecond: number): LatencyProfile => ({ timeToFirstTokenMs, tokensPerSecond });

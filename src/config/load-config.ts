@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Ajv } from 'ajv';
-import type { Config, LogLevel, ModelConfig, ModelTarget } from './config-types.ts';
-import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile } from './config-schema.ts';
-import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_SERVER, MODEL_DEFAULTS } from './default-config.ts';
+import { ConfigError } from './config-error.ts';
+import type { Config, LogLevel, ModelConfig, ModelTarget, UpstreamConfig } from './config-types.ts';
+import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
+import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
+import { quickStartModels } from './quick-start.ts';
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const validateFile = new Ajv({ allErrors: false, strict: true }).compile<ConfigFile>(CONFIG_FILE_SCHEMA);
@@ -25,7 +25,12 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   const dataDir = dataDirFrom(env);
   const configFile = env.MUNJA_CONFIG?.trim() ? resolve(env.MUNJA_CONFIG.trim()) : null;
   const file = overrides ?? (configFile ? readConfigFile(configFile) : {});
-  return deepFreeze(buildConfig(file, { host, port, logLevel, dataDir, configFile }));
+  const quickStart = quickStartModels(env);
+  if (quickStart !== null && file.models !== undefined) {
+    throw new ConfigError('MUNJA_UPSTREAM_URL: set it or list models in MUNJA_CONFIG, not both');
+  }
+  const models = quickStart ?? file.models ?? (DEFAULT_MODELS as unknown as Record<string, ModelFile>);
+  return deepFreeze(buildConfig({ ...file, models }, { host, port, logLevel, dataDir, configFile }));
 }
 
 /** The data dir alone, for the CLI, whose key commands must not depend on the rest of the config. */
@@ -67,13 +72,14 @@ export function validateConfigFile(value: unknown, source: string): ConfigFile {
 interface Basics { host: string; port: number; logLevel: LogLevel; dataDir: string; configFile: string | null }
 
 function buildConfig(file: ConfigFile, basics: Basics): Config {
-  const models = buildModels(file.models ?? (DEFAULT_MODELS as unknown as Record<string, ModelFile>));
+  const models = buildModels(file.models ?? {});
   return {
     ...basics,
     maxBodyBytes: file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes,
     maxJsonDepth: file.server?.maxJsonDepth ?? DEFAULT_SERVER.maxJsonDepth,
     shutdownGraceMs: file.server?.shutdownGraceMs ?? DEFAULT_SERVER.shutdownGraceMs,
     authCacheTtlMs: file.server?.authCacheTtlMs ?? DEFAULT_SERVER.authCacheTtlMs,
+    upstream: { ...DEFAULT_UPSTREAM_TIMEOUTS, ...file.upstream },
     limits: { rpm: file.limits?.rpm ?? DEFAULT_LIMITS.rpm, tpm: file.limits?.tpm ?? DEFAULT_LIMITS.tpm },
     engine: {
       threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
@@ -120,15 +126,27 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
       latency: { timeToFirstTokenMs: file.local.timeToFirstTokenMs ?? 0, tokensPerSecond: file.local.tokensPerSecond ?? 0 },
     };
   }
-  if (file.upstreams) {
-    throw new ConfigError(`MUNJA_CONFIG: ${where}.upstreams: upstream targets are not served by this version yet; use "local"`);
-  }
+  if (file.upstreams) return { kind: 'upstreams', upstreams: file.upstreams.map((upstream) => buildUpstream(id, upstream)) };
   const route = file.route ?? [];
   for (const target of route) {
     if (!ids.has(target)) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names unknown model "${target}"`);
     if (target === id) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names itself`);
   }
   return { kind: 'route', policy: 'first', models: route };
+}
+
+function buildUpstream(id: string, file: UpstreamFile): UpstreamConfig {
+  const baseUrl = file.baseUrl.replace(/\/+$/, '');
+  const url = new URL(baseUrl);
+  return {
+    baseUrl,
+    origin: url.origin,
+    chatPath: `${url.pathname}/chat/completions`,
+    model: file.model ?? id,
+    apiKey: file.apiKey ?? null,
+    weight: file.weight ?? MODEL_DEFAULTS.upstreamWeight,
+    maxConnections: file.maxConnections ?? MODEL_DEFAULTS.upstreamMaxConnections,
+  };
 }
 
 function checkRoute(model: ModelConfig, files: Record<string, ModelFile>): void {

@@ -33,6 +33,7 @@ export const ERROR_CATALOGUE = {
   invalid_role: { status: 400, type: 'invalid_request_error', message: 'A message has an unsupported role.' },
   invalid_content: { status: 400, type: 'invalid_request_error', message: 'A message content must be a string.' },
   context_length_exceeded: { status: 400, type: 'invalid_request_error', message: "The request exceeds the model's context length." },
+  upstream_bad_request: { status: 400, type: 'invalid_request_error', message: 'The model server rejected the request.' },
   invalid_api_key: { status: 401, type: 'invalid_request_error', message: 'The API key is missing, malformed, invalid or revoked.' },
   account_suspended: { status: 403, type: 'permission_error', message: 'The account that owns this key is suspended.' },
   model_not_allowed: { status: 403, type: 'permission_error', message: 'This key may not use the requested model.' },
@@ -42,12 +43,16 @@ export const ERROR_CATALOGUE = {
   request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request body did not arrive in time.' },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Rate limit reached for this key.' },
+  upstream_rate_limited: { status: 429, type: 'rate_limit_error', message: 'The model server is rate limiting requests. Retry shortly.' },
   internal_error: { status: 500, type: 'server_error', message: 'The server had an error while processing the request.' },
   engine_error: { status: 500, type: 'server_error', message: 'The model engine failed while generating the reply.' },
+  upstream_error: { status: 502, type: 'server_error', message: 'The model server failed to answer.' },
+  upstream_unauthorized: { status: 502, type: 'server_error', message: "The model server rejected this service's credentials; your key is fine." },
   not_ready: { status: 503, type: 'service_unavailable', message: 'The service is starting or shutting down.' },
   overloaded: { status: 503, type: 'service_unavailable', message: 'The service is overloaded. Retry shortly.' },
   shutting_down: { status: 503, type: 'service_unavailable', message: 'The service is shutting down. Retry on another instance.' },
   auth_unavailable: { status: 503, type: 'service_unavailable', message: 'Keys cannot be checked right now. Retry shortly.' },
+  upstream_timeout: { status: 504, type: 'server_error', message: 'The model server did not answer in time.' },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,8 +1,7 @@
 // POST /v1/chat/completions: body → auth → validation → model → limits → engine → delivery.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config, ModelConfig } from '../config/config-types.ts';
-import { deliverLocal } from '../dispatch/local-completion.ts';
-import type { EnginePool } from '../engine/engine-pool.ts';
+import { type DispatchDeps, dispatchCompletion } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';
 import { readBody } from '../http/read-body.ts';
@@ -20,7 +19,7 @@ export interface ChatCompletionsDeps {
   readonly catalog: ModelCatalog;
   readonly auth: Authenticator;
   readonly limiter: Limiter;
-  readonly engine: EnginePool;
+  readonly dispatch: DispatchDeps;
   readonly usage: UsageRecorder;
 }
 
@@ -47,8 +46,7 @@ async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, body: Ui
   ctx.stream = request.stream;
   const model = resolved.served;
   const maxTokens = checkMaxTokens(request, model);
-  if (request.logprobs) throw new ApiError('unsupported_parameter', { param: 'logprobs', message: 'logprobs is not supported by this model.' });
-  const promptTokens = await deps.engine.countPromptTokens(request.messages);
+  const promptTokens = await deps.dispatch.engine.countPromptTokens(request.messages);
   ctx.promptTokens = promptTokens;
   const budget = model.contextTokens - promptTokens;
   if (budget < (maxTokens ?? 1)) {
@@ -61,34 +59,26 @@ async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, body: Ui
   const decision = await deps.limiter.acquire(principal.keyId, principal.limits, reserved);
   if (!decision.allowed) throw rateLimitError(decision, reserved);
 
+  const headers = rateLimitHeaders(decision);
+  if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
   let completionTokens = 0;
+  let billedPrompt = promptTokens;
   try {
-    if (model.target.kind !== 'local') throw new ApiError('internal_error');
-    const result = await deps.engine.generate({
-      messages: request.messages,
-      language: model.target.language,
-      seed: request.seed,
-      temperature: request.temperature ?? 1,
-      topP: request.topP ?? 1,
-      maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget),
-      n: request.n,
-      stop: request.stop,
-    });
-    const headers = rateLimitHeaders(decision);
-    if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
-    completionTokens = await deliverLocal({
+    const outcome = await dispatchCompletion(deps.dispatch, {
       ctx,
-      model: resolved.publicId,
-      stream: request.stream,
-      includeUsage: request.includeUsage,
-      latency: model.target.latency,
-      result,
+      request,
+      publicModel: resolved.publicId,
+      model,
+      maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget),
       headers,
     });
+    completionTokens = outcome.completionTokens;
+    billedPrompt = outcome.promptTokens ?? promptTokens;
   } finally {
+    ctx.promptTokens = billedPrompt;
     ctx.completionTokens = completionTokens;
-    void deps.limiter.settle(principal.keyId, principal.limits, reserved, promptTokens + completionTokens);
-    deps.usage.record(principal.keyId, promptTokens, completionTokens);
+    void deps.limiter.settle(principal.keyId, principal.limits, reserved, billedPrompt + completionTokens);
+    deps.usage.record(principal.keyId, billedPrompt, completionTokens);
   }
 }
 

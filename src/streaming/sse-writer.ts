@@ -33,7 +33,7 @@ export class SseWriter {
   }
 
   /** Writes already-framed events (`data: …\n\n`). False means: wait for whenWritable. */
-  write(events: string): boolean {
+  write(events: string | Uint8Array): boolean {
     if (this.closed) return false;
     let ok = true;
     this.#ctx.res.cork(() => { ok = this.#ctx.res.write(events); });

@@ -1,0 +1,207 @@
+// One request to an upstream, relayed to one client, as an undici dispatch handler: the client's
+// backpressure pauses the upstream read, the client's disconnect aborts the upstream request, and
+// a failure becomes the right error for how far the response got.
+import type { Dispatcher } from 'undici';
+import type { UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { send } from '../http/respond.ts';
+import type { RequestContext } from '../http/request-context.ts';
+import { DONE_FRAME, SseWriter, frame } from '../streaming/sse-writer.ts';
+import type { ChatRequestBody } from '../validation/chat-request.ts';
+import { SseEventSplitter } from './sse-event-splitter.ts';
+import { StreamEventFilter } from './stream-event-filter.ts';
+import { isTimeout, statusError, transportError } from './upstream-errors.ts';
+import { buildUpstreamRequest } from './upstream-request.ts';
+
+export interface UpstreamCall {
+  readonly ctx: RequestContext;
+  readonly dispatcher: Dispatcher;
+  readonly upstream: UpstreamConfig;
+  readonly publicModel: string;
+  readonly body: ChatRequestBody;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+  readonly timeouts: UpstreamTimeouts;
+  /** Headers for the client's response (rate limits, …). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface UpstreamOutcome {
+  /** The upstream's own count, when it reported usage. */
+  readonly promptTokens: number | null;
+  readonly completionTokens: number;
+}
+
+/** Bodies we read whole (JSON answers, error bodies) are capped. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
+
+class ClientClosed extends Error {
+  override name = 'ClientClosed';
+}
+
+export function callUpstream(call: UpstreamCall): Promise<UpstreamOutcome> {
+  return new Promise((resolve, reject) => {
+    const exchange = new UpstreamExchange(call, resolve, reject);
+    call.dispatcher.dispatch(buildUpstreamRequest(call), exchange);
+  });
+}
+
+type Mode = 'waiting' | 'error' | 'json' | 'stream' | 'done';
+
+class UpstreamExchange implements Dispatcher.DispatchHandler {
+  readonly #call: UpstreamCall;
+  readonly #resolve: (outcome: UpstreamOutcome) => void;
+  readonly #reject: (error: ApiError) => void;
+  #mode: Mode = 'waiting';
+  #status = 0;
+  #retryAfter: string | undefined;
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  #writer: SseWriter | null = null;
+  #splitter: SseEventSplitter | null = null;
+  #filter: StreamEventFilter | null = null;
+  #passHeaders: Record<string, string> = {};
+
+  constructor(call: UpstreamCall, resolve: (outcome: UpstreamOutcome) => void, reject: (error: ApiError) => void) {
+    this.#call = call;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    const { ctx } = this.#call;
+    if (ctx.aborted) return controller.abort(new ClientClosed());
+    ctx.onAbort = () => controller.abort(new ClientClosed());
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    this.#status = status;
+    if (status < 200 || status > 299) {
+      this.#mode = 'error';
+      this.#retryAfter = single(headers['retry-after']);
+      return;
+    }
+    const clientHeaders = { ...this.#call.headers, ...passThrough(headers) };
+    if (!this.#call.stream) {
+      this.#mode = 'json';
+      this.#passHeaders = clientHeaders;
+      return;
+    }
+    if (!single(headers['content-type'])?.startsWith('text/event-stream')) {
+      this.#mode = 'error';
+      return controller.abort(new Error('the upstream answered a stream request without an event stream'));
+    }
+    this.#mode = 'stream';
+    this.#splitter = new SseEventSplitter();
+    this.#filter = new StreamEventFilter({
+      upstreamModel: this.#call.upstream.model,
+      publicModel: this.#call.publicModel,
+      forwardUsage: this.#call.includeUsage,
+    });
+    this.#writer = new SseWriter(this.#call.ctx);
+    this.#writer.open(clientHeaders);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#mode === 'stream') return this.#relay(controller, chunk);
+    this.#bytes += chunk.length;
+    const cap = this.#mode === 'json' ? MAX_JSON_BODY_BYTES : MAX_ERROR_BODY_BYTES;
+    if (this.#bytes > cap) {
+      if (this.#mode === 'json') return controller.abort(new Error('upstream response too large'));
+      return; // the start of an error body is enough for its message
+    }
+    this.#chunks.push(chunk);
+  }
+
+  #relay(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const filter = this.#filter!;
+    const writer = this.#writer!;
+    let out: Buffer | null = null;
+    let many: Buffer[] | null = null;
+    this.#splitter!.push(chunk, (event) => {
+      const kept = filter.filter(event);
+      if (kept === null) return;
+      if (out === null) out = kept;
+      else (many ??= [out]).push(kept);
+    });
+    if (out === null) return;
+    const bytes = many === null ? out : Buffer.concat(many);
+    if (!writer.write(bytes) && !writer.closed) {
+      controller.pause();
+      writer.whenWritable(() => controller.resume());
+    }
+  }
+
+  onResponseEnd(): void {
+    const mode = this.#mode;
+    this.#mode = 'done';
+    this.#call.ctx.onAbort = null;
+    if (mode === 'error') return this.#reject(statusError(this.#status, this.#text(), this.#retryAfter));
+    if (mode === 'json') return this.#finishJson();
+    const filter = this.#filter!;
+    // An upstream that ends without [DONE] (some servers omit it) still gets a well-formed end.
+    this.#writer!.end(filter.sawDone ? '' : DONE_FRAME);
+    this.#resolve(this.#streamOutcome());
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const mode = this.#mode;
+    this.#mode = 'done';
+    const { ctx } = this.#call;
+    ctx.onAbort = null;
+    if (error instanceof ClientClosed || ctx.aborted) return this.#resolve(this.#streamOutcome());
+    if (mode !== 'stream') return this.#reject(mode === 'json' && !isTimeout(error) && this.#bytes > MAX_JSON_BODY_BYTES
+      ? new ApiError('upstream_error', { message: 'The model server sent a response larger than this service accepts.' })
+      : transportError(error));
+    const failure = isTimeout(error)
+      ? new ApiError('upstream_timeout', { message: 'The model server stopped sending mid-stream.' })
+      : new ApiError('upstream_error', { message: 'The model server connection failed mid-stream.' });
+    ctx.errorCode = failure.code;
+    this.#writer!.end(frame(JSON.stringify(failure)) + DONE_FRAME);
+    this.#resolve(this.#streamOutcome());
+  }
+
+  #finishJson(): void {
+    let completion: Record<string, unknown>;
+    try {
+      completion = JSON.parse(this.#text()) as Record<string, unknown>;
+      if (completion === null || typeof completion !== 'object' || !Array.isArray(completion.choices)) throw new Error('not a completion');
+    } catch {
+      return this.#reject(new ApiError('upstream_error', { message: 'The model server sent an invalid response.' }));
+    }
+    completion.model = this.#call.publicModel;
+    const usage = completion.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+    const promptTokens = Number(usage?.prompt_tokens);
+    const completionTokens = Number(usage?.completion_tokens);
+    const sent = send(this.#call.ctx, 200, JSON.stringify(completion), this.#passHeaders);
+    this.#resolve({
+      promptTokens: Number.isFinite(promptTokens) ? promptTokens : null,
+      completionTokens: sent && Number.isFinite(completionTokens) ? completionTokens : 0,
+    });
+  }
+
+  #streamOutcome(): UpstreamOutcome {
+    const filter = this.#filter;
+    if (filter === null) return { promptTokens: null, completionTokens: 0 };
+    return { promptTokens: filter.usage?.promptTokens ?? null, completionTokens: filter.usage?.completionTokens ?? filter.contentEvents };
+  }
+
+  #text(): string {
+    return Buffer.concat(this.#chunks).toString('utf8');
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Upstream headers worth keeping; hop-by-hop and everything else stay behind. */
+function passThrough(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  const requestId = single(headers['x-request-id']);
+  if (requestId) kept['x-upstream-request-id'] = requestId.slice(0, 200);
+  const processing = single(headers['openai-processing-ms']);
+  if (processing) kept['openai-processing-ms'] = processing.slice(0, 20);
+  return kept;
+}
