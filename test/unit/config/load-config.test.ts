@@ -1,0 +1,68 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/config/load-config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'munja-config-'));
+function configFile(content: unknown): string {
+  const path = join(dir, `${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+describe('loadConfig', () => {
+  it('defaults: the five documented ids on the local engine, frozen', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.models.map((model) => model.id)).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm']);
+    expect(config.models.find((model) => model.id === 'hrllm')?.target).toMatchObject({ kind: 'local', language: 'hr' });
+    expect(config.models.find((model) => model.id === 'auto')?.target).toEqual({ kind: 'route', policy: 'first', models: ['default', 'fast'] });
+    expect(Object.isFrozen(config.models[0]!.target)).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ MUNJA_CONFIG: '/nonexistent/munja.json' }, /MUNJA_CONFIG: cannot read/],
+    [{ MUNJA_UPSTREAM_URL: 'http://localhost:8000' }, /MUNJA_UPSTREAM_URL/],
+  ])('refuses %j, naming the setting', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it.each([
+    ['not JSON', '{models:', /not valid JSON/],
+    ['an unknown section', { modles: {} }, /"modles"/],
+    ['a bad upstream URL', { models: { pro: { upstreams: [{ baseUrl: 'ftp://x/v1' }] } } }, /models\.pro\.upstreams\.0\.baseUrl/],
+    ['two targets', { models: { pro: { local: {}, route: ['x'] } } }, /models\.pro needs exactly one/],
+    ['a route to nowhere', { models: { auto: { route: ['nope'] } } }, /unknown model "nope"/],
+    ['a negative rpm', { limits: { rpm: -1 } }, /limits\.rpm/],
+  ])('refuses a config file with %s, naming the field', (_name, content, message) => {
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile(content) })).toThrow(message);
+  });
+
+  it('reads upstream targets with their defaults', () => {
+    const config = loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1/', model: 'Qwen/Qwen3-8B', weight: 3 }] } } }) });
+    expect(config.models[0]!.target).toEqual({
+      kind: 'upstreams',
+      upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', origin: 'http://10.0.0.5:8000', chatPath: '/v1/chat/completions', model: 'Qwen/Qwen3-8B', apiKey: null, weight: 3, maxConnections: 64 }],
+    });
+  });
+
+  it('MUNJA_UPSTREAM_URL serves every documented id from one upstream', () => {
+    const config = loadConfig({ MUNJA_UPSTREAM_URL: 'https://api.example.com/openai/v1', MUNJA_UPSTREAM_KEY: 'k', MUNJA_UPSTREAM_MODEL: 'gpt-x' });
+    const byId = Object.fromEntries(config.models.map((model) => [model.id, model.target]));
+    expect(Object.keys(byId).sort()).toEqual(['auto', 'default', 'fast', 'hrllm', 'pro']);
+    expect(byId.pro).toMatchObject({ kind: 'upstreams', upstreams: [{ origin: 'https://api.example.com', chatPath: '/openai/v1/chat/completions', model: 'gpt-x', apiKey: 'k' }] });
+    expect(byId.auto).toMatchObject({ kind: 'route' });
+    const byName = loadConfig({ MUNJA_UPSTREAM_URL: 'http://127.0.0.1:11434/v1' });
+    expect(byName.models.find((model) => model.id === 'fast')?.target).toMatchObject({ upstreams: [{ model: 'fast', apiKey: null }] });
+  });
+
+  it('refuses MUNJA_UPSTREAM_URL together with models in the config file', () => {
+    expect(() => loadConfig({ MUNJA_UPSTREAM_URL: 'http://h/v1', MUNJA_CONFIG: configFile({ models: { x: { local: {} } } }) })).toThrow(/not both/);
+  });
+});

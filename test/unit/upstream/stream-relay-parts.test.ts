@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { SseEventSplitter } from '../../../src/upstream/sse-event-splitter.ts';
+import { StreamEventFilter } from '../../../src/upstream/stream-event-filter.ts';
+import { clampRetryAfter, statusError } from '../../../src/upstream/upstream-errors.ts';
+
+function split(chunks: string[]): string[] {
+  const splitter = new SseEventSplitter();
+  const events: string[] = [];
+  for (const chunk of chunks) splitter.push(Buffer.from(chunk), (event) => events.push(event.toString()));
+  return events;
+}
+
+describe('SseEventSplitter', () => {
+  it('joins events split across chunks and keeps several in one chunk apart', () => {
+    expect(split(['data: {"a"', ':1}\n', '\ndata: 2\n\ndata: [DO', 'NE]\n\n'])).toEqual(['data: {"a":1}\n\n', 'data: 2\n\n', 'data: [DONE]\n\n']);
+  });
+
+  it('follows CRLF framing', () => {
+    expect(split(['data: 1\r\n\r\ndata: 2\r', '\n\r\n'])).toEqual(['data: 1\r\n\r\n', 'data: 2\r\n\r\n']);
+  });
+});
+
+const chunk = (extra: string) => Buffer.from(`data: {"id":"c1","object":"chat.completion.chunk","model":"up/model",${extra}}\n\n`);
+
+describe('StreamEventFilter', () => {
+  it('rewrites the model, counts content, and drops the usage chunk nobody asked for', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
+    expect(filter.filter(chunk('"choices":[{"index":0,"delta":{"content":"Hi"}}]'))!.toString()).toContain('"model":"fast"');
+    expect(filter.filter(chunk('"choices":[{"index":0,"delta":{"content":""}}]'))).not.toBeNull();
+    expect(filter.contentEvents).toBe(1);
+    expect(filter.filter(chunk('"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":9,"total_tokens":13}'))).toBeNull();
+    expect(filter.usage).toEqual({ promptTokens: 4, completionTokens: 9 });
+    expect(filter.filter(Buffer.from('data: [DONE]\n\n'))!.toString()).toBe('data: [DONE]\n\n');
+    expect(filter.sawDone).toBe(true);
+  });
+
+  it('forwards the usage chunk when asked and leaves usage:null chunks alone', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'up/model', forwardUsage: true });
+    const nullUsage = chunk('"choices":[{"index":0,"delta":{"content":"a"}}],"usage":null');
+    expect(filter.filter(nullUsage)).toBe(nullUsage);
+    expect(filter.filter(chunk('"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}'))).not.toBeNull();
+  });
+
+  it('replaces an upstream error event with ours', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'm', publicModel: 'fast', forwardUsage: false });
+    const out = filter.filter(Buffer.from('data: {"error":{"message":"boom","type":"InternalServerError","param":null,"code":500}}\n\n'))!.toString();
+    expect(JSON.parse(out.slice(6)).error).toMatchObject({ code: 'upstream_error', type: 'server_error' });
+    expect(filter.upstreamError?.code).toBe('upstream_error');
+  });
+});
+
+describe('upstream errors', () => {
+  it('clamps Retry-After to 1–60 s, in seconds or as a date', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(clampRetryAfter(undefined, now)).toBe(1);
+    expect(clampRetryAfter('0.2', now)).toBe(1);
+    expect(clampRetryAfter('7', now)).toBe(7);
+    expect(clampRetryAfter('86400', now)).toBe(60);
+    expect(clampRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30);
+    expect(clampRetryAfter('soon', now)).toBe(1);
+  });
+
+  it('maps statuses without blaming the client key', () => {
+    expect(statusError(401, '', undefined).status).toBe(502);
+    expect(statusError(404, '{"detail":"Not Found"}', undefined).code).toBe('upstream_error');
+    expect(statusError(422, '{"detail":"x"}', undefined).code).toBe('upstream_bad_request');
+  });
+});
