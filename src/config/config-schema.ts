@@ -51,6 +51,7 @@ export const CONFIG_FILE_SCHEMA = {
       properties: {
         maxBodyBytes: { type: 'integer', minimum: 1024, maximum: 256 * 1024 * 1024 },
         maxJsonDepth: { type: 'integer', minimum: 4, maximum: 1000 },
+        bodyTimeoutMs: positiveInt,
         shutdownGraceMs: nonNegativeInt,
         authCacheTtlMs: { type: 'integer', minimum: 0, maximum: 10_000 },
       },
@@ -107,7 +108,7 @@ export interface ModelFile {
   route?: string[];
 }
 export interface ConfigFile {
-  server?: { maxBodyBytes?: number; maxJsonDepth?: number; shutdownGraceMs?: number; authCacheTtlMs?: number };
+  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; shutdownGraceMs?: number; authCacheTtlMs?: number };
   upstream?: { connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number };
   limits?: { rpm?: number; tpm?: number };
   engine?: { threads?: number; maxQueue?: number };

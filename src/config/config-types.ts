@@ -79,6 +79,8 @@ export interface Config {
   readonly configFile: string | null;
   readonly maxBodyBytes: number;
   readonly maxJsonDepth: number;
+  /** Deadline for a body that arrives in pieces. */
+  readonly bodyTimeoutMs: number;
   readonly shutdownGraceMs: number;
   /** Default per-key limits; a key may carry its own. */
   readonly limits: RateLimits;

@@ -4,6 +4,7 @@ import type { LatencyProfile } from './config-types.ts';
 export const DEFAULT_SERVER = {
   maxBodyBytes: 4 * 1024 * 1024,
   maxJsonDepth: 32,
+  bodyTimeoutMs: 30_000,
   shutdownGraceMs: 15_000,
   authCacheTtlMs: 1_000,
 } as const;

@@ -77,6 +77,7 @@ function buildConfig(file: ConfigFile, basics: Basics): Config {
     ...basics,
     maxBodyBytes: file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes,
     maxJsonDepth: file.server?.maxJsonDepth ?? DEFAULT_SERVER.maxJsonDepth,
+    bodyTimeoutMs: file.server?.bodyTimeoutMs ?? DEFAULT_SERVER.bodyTimeoutMs,
     shutdownGraceMs: file.server?.shutdownGraceMs ?? DEFAULT_SERVER.shutdownGraceMs,
     authCacheTtlMs: file.server?.authCacheTtlMs ?? DEFAULT_SERVER.authCacheTtlMs,
     upstream: { ...DEFAULT_UPSTREAM_TIMEOUTS, ...file.upstream },

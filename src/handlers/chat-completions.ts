@@ -24,15 +24,21 @@ export interface ChatCompletionsDeps {
 }
 
 export function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<void> {
+  const { maxBodyBytes, bodyTimeoutMs } = deps.config;
   return new Promise<Uint8Array>((resolve, reject) => {
-    ctx.onAbort = () => reject(new Error('client closed the request while sending the body'));
-    readBody(ctx, deps.config.maxBodyBytes, (outcome) => {
+    let read = false;
+    const stopReading = readBody(ctx, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs }, (outcome) => {
+      read = true;
       ctx.onAbort = null;
       if (outcome.ok) resolve(outcome.body);
-      else reject(new ApiError('request_too_large', {
-        message: `The request body is larger than the ${deps.config.maxBodyBytes} bytes this service accepts.`,
-      }));
+      else if (outcome.reason === 'timed_out') reject(new ApiError('request_timeout'));
+      else reject(new ApiError('request_too_large', { message: `The request body is larger than the ${maxBodyBytes} bytes this service accepts.` }));
     });
+    if (read) return;
+    ctx.onAbort = () => {
+      stopReading();
+      reject(new Error('client closed the request while sending the body'));
+    };
   }).then((body) => complete(deps, ctx, body));
 }
 

@@ -83,7 +83,7 @@ export class HttpServer {
     if (ctx.aborted || ctx.finished) return;
     if (ctx.status === 0) {
       // A request whose body was refused unread cannot be kept alive.
-      sendError(ctx, apiError, { closeConnection: apiError.code === 'request_too_large' });
+      sendError(ctx, apiError, { closeConnection: apiError.code === 'request_too_large' || apiError.code === 'request_timeout' });
       return;
     }
     ctx.errorCode = apiError.code;

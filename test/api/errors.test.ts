@@ -8,7 +8,7 @@ let gateway: TestGateway;
 let key: string;
 
 beforeAll(async () => {
-  gateway = await startGateway({ ...(await import('../helpers/gateway.ts')).FAST_TEST_CONFIG, server: { maxBodyBytes: 64 * 1024 } });
+  gateway = await startGateway({ ...(await import('../helpers/gateway.ts')).FAST_TEST_CONFIG, server: { maxBodyBytes: 64 * 1024, bodyTimeoutMs: 500 } });
   ({ key } = await gateway.createKey());
 });
 afterAll(() => gateway.close());
@@ -98,6 +98,16 @@ describe('request body rules (SPEC §4.1)', () => {
       'Content-Type: application/json', 'Transfer-Encoding: chunked', '', chunks,
     ].join('\r\n'));
     expect(response.status).toBe(413);
+  });
+
+  it('answers 408 to a body that stops arriving, and closes', async () => {
+    const response = await rawRequest(gateway.port, [
+      'POST /v1/chat/completions HTTP/1.1', 'Host: x', `Authorization: Bearer ${key}`,
+      'Content-Type: application/json', 'Content-Length: 1000', '', '{"model":"fast",',
+    ].join('\r\n'), 1500);
+    expect(response.status).toBe(408);
+    expect(JSON.parse(response.body).error.code).toBe('request_timeout');
+    expect(response.headers.connection).toBe('close');
   });
 
   it('keeps serving after every bad input above', async () => {

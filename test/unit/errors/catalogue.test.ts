@@ -1,6 +1,8 @@
 // Every error code is documented in the README's errors table with its status, and every
 // status is one SPEC §7.2 lists (405 is the issue's choice for a wrong method).
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors/api-error.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../../src/errors/catalogue.ts';
@@ -8,7 +10,17 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../../../src/errors/catalogue.t
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
 const SPEC_STATUSES = [400, 401, 403, 404, 405, 408, 413, 429, 500, 502, 503, 504];
 
+const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+const SOURCES = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts') && !file.endsWith('catalogue.ts'))
+  .map((file) => readFileSync(join(SRC, file), 'utf8'))
+  .join('\n');
+
 describe('error catalogue', () => {
+  it.each(Object.keys(ERROR_CATALOGUE))('%s is raised somewhere in src/', (code) => {
+    expect(SOURCES).toContain(`'${code}'`);
+  });
+
   it.each(Object.keys(ERROR_CATALOGUE) as ErrorCode[])('%s is in the README table with its status', (code) => {
     const { status } = ERROR_CATALOGUE[code];
     expect(README).toMatch(new RegExp(`^\\| ${status} \\| \`${code}\` \\|`, 'm'));
