@@ -1,13 +1,15 @@
 // The one place a completion is sent to its target: the local engine or an upstream server.
+// A stream is written straight to the client's response; a JSON completion is returned, so that
+// the HTTP handler and the MCP tools share this path.
 import type { ModelConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import type { EnginePool } from '../engine/engine-pool.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { RequestContext } from '../http/request-context.ts';
+import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { callUpstream } from '../upstream/upstream-exchange.ts';
 import type { UpstreamPools } from '../upstream/upstream-pools.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { chooseUpstream } from './choose-upstream.ts';
-import { deliverLocal } from './local-completion.ts';
+import { localJson, streamLocal } from './local-completion.ts';
 
 export interface DispatchDeps {
   readonly engine: EnginePool;
@@ -16,12 +18,15 @@ export interface DispatchDeps {
 }
 
 export interface Completion {
-  readonly ctx: RequestContext;
+  readonly client: Abortable;
+  /** Where a stream goes; null for a JSON completion (request.stream must then be false). */
+  readonly streamTo: RequestContext | null;
   readonly request: ChatRequest;
   readonly publicModel: string;
   readonly model: ModelConfig;
   /** max_tokens for the engine (the client's, or what the context leaves). */
   readonly maxTokens: number;
+  /** Headers for a streamed response (rate limits, …). */
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -29,24 +34,31 @@ export interface CompletionOutcome {
   /** The target's own prompt count when it reported one (upstreams); else ours stands. */
   readonly promptTokens: number | null;
   readonly completionTokens: number;
+  /** The JSON completion, when not streamed; null if the client left first. */
+  readonly body: Record<string, unknown> | null;
+  /** Headers from the target worth passing on with the JSON completion. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export async function dispatchCompletion(deps: DispatchDeps, completion: Completion): Promise<CompletionOutcome> {
-  const { ctx, request, model, publicModel, headers } = completion;
+  const { client, streamTo, request, model, publicModel, headers } = completion;
   const target = model.target;
   if (target.kind === 'upstreams') {
     const upstream = chooseUpstream(target);
-    return callUpstream({
-      ctx,
+    const outcome = await callUpstream({
+      client,
+      streamTo,
       dispatcher: deps.pools.get(upstream.origin),
       upstream,
       publicModel,
       body: request.body,
-      stream: request.stream,
       includeUsage: request.includeUsage,
       timeouts: deps.timeouts,
       headers,
     });
+    return { promptTokens: outcome.promptTokens, completionTokens: outcome.completionTokens, body: outcome.body ?? null, headers: outcome.headers ?? NO_HEADERS };
   }
   if (target.kind !== 'local') throw new ApiError('internal_error');
   if (request.logprobs) throw new ApiError('unsupported_parameter', { param: 'logprobs', message: 'logprobs is not supported by this model.' });
@@ -60,14 +72,10 @@ export async function dispatchCompletion(deps: DispatchDeps, completion: Complet
     n: request.n,
     stop: request.stop,
   });
-  const completionTokens = await deliverLocal({
-    ctx,
-    model: publicModel,
-    stream: request.stream,
-    includeUsage: request.includeUsage,
-    latency: target.latency,
-    result,
-    headers,
-  });
-  return { promptTokens: null, completionTokens };
+  if (streamTo !== null) {
+    const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency: target.latency, result, headers });
+    return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };
+  }
+  const json = await localJson(client, publicModel, target.latency, result);
+  return { promptTokens: null, completionTokens: json.completionTokens, body: json.body, headers: NO_HEADERS };
 }

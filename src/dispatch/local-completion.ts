@@ -1,30 +1,34 @@
-// Delivers a local-engine result to the client at the model's simulated speed: one JSON body, or
-// an SSE stream token by token (paced, with backpressure). Resolves with the completion tokens
-// that reached the client, which is what gets billed when the client leaves early.
+// Hands a local-engine result over at the model's simulated speed: a JSON completion after the
+// whole generation time, or an SSE stream token by token (paced, with backpressure). Both resolve
+// with the completion tokens that reached the client, which is what gets billed when it leaves early.
 import type { LatencyProfile } from '../config/config-types.ts';
 import type { EngineResult } from '../engine/engine-types.ts';
-import { sendJson } from '../http/respond.ts';
-import type { RequestContext } from '../http/request-context.ts';
+import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { ChatChunks } from '../streaming/chat-chunks.ts';
 import { completionId } from '../streaming/completion-id.ts';
 import { DONE_FRAME, SseWriter, frame } from '../streaming/sse-writer.ts';
 import { usageOf } from '../streaming/usage.ts';
 
-export interface LocalDelivery {
+export interface LocalStreamDelivery {
   readonly ctx: RequestContext;
   readonly model: string;
-  readonly stream: boolean;
   readonly includeUsage: boolean;
   readonly latency: LatencyProfile;
   readonly result: EngineResult;
   readonly headers: Readonly<Record<string, string>>;
 }
 
+export interface LocalJson {
+  /** null when the client left before the generation time was over. */
+  readonly body: Record<string, unknown> | null;
+  readonly completionTokens: number;
+}
+
 // Below ~4 ms per tick timers cost more than they pace: faster profiles send several tokens a tick.
 const MIN_TICK_MS = 4;
 
-export function deliverLocal(delivery: LocalDelivery): Promise<number> {
-  return delivery.stream ? new LocalStream(delivery).run() : deliverJson(delivery);
+export function streamLocal(delivery: LocalStreamDelivery): Promise<number> {
+  return new LocalStream(delivery).run();
 }
 
 function totalCompletionTokens(result: EngineResult): number {
@@ -38,7 +42,7 @@ function generationMs(latency: LatencyProfile, tokens: number): number {
   return latency.timeToFirstTokenMs + speed;
 }
 
-function deliverJson({ ctx, model, latency, result, headers }: LocalDelivery): Promise<number> {
+export function localJson(client: Abortable, model: string, latency: LatencyProfile, result: EngineResult): Promise<LocalJson> {
   const completionTokens = totalCompletionTokens(result);
   const body = {
     id: completionId(),
@@ -56,16 +60,21 @@ function deliverJson({ ctx, model, latency, result, headers }: LocalDelivery): P
   };
   const longest = Math.max(...result.choices.map((choice) => choice.completionTokens));
   const waitMs = generationMs(latency, longest);
+  if (waitMs <= 0) return Promise.resolve({ body, completionTokens });
   return new Promise((resolve) => {
-    const send = () => { ctx.onAbort = null; resolve(sendJson(ctx, 200, body, headers) ? completionTokens : 0); };
-    if (waitMs <= 0) return send();
-    const timer = setTimeout(send, waitMs);
-    ctx.onAbort = () => { clearTimeout(timer); resolve(0); };
+    const timer = setTimeout(() => {
+      client.onAbort = null;
+      resolve({ body, completionTokens });
+    }, waitMs);
+    client.onAbort = () => {
+      clearTimeout(timer);
+      resolve({ body: null, completionTokens: 0 });
+    };
   });
 }
 
 class LocalStream {
-  readonly #delivery: LocalDelivery;
+  readonly #delivery: LocalStreamDelivery;
   readonly #writer: SseWriter;
   readonly #chunks: ChatChunks;
   readonly #steps: number;
@@ -75,7 +84,7 @@ class LocalStream {
   #timer: NodeJS.Timeout | null = null;
   #resolve: (tokens: number) => void = () => {};
 
-  constructor(delivery: LocalDelivery) {
+  constructor(delivery: LocalStreamDelivery) {
     this.#delivery = delivery;
     this.#writer = new SseWriter(delivery.ctx);
     this.#chunks = new ChatChunks(completionId(), Math.floor(Date.now() / 1000), delivery.model, delivery.includeUsage);

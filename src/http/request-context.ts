@@ -7,7 +7,15 @@ import type { HttpRequest, HttpResponse } from './uws.ts';
 const ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
 let idCounter = 0;
 
-export class RequestContext {
+/** What work on behalf of a client needs to know about it going away. */
+export interface Abortable {
+  readonly requestId: string;
+  readonly aborted: boolean;
+  /** Called once if the client goes away; the current owner of the work sets it. */
+  onAbort: (() => void) | null;
+}
+
+export class RequestContext implements Abortable {
   readonly res: HttpResponse;
   readonly requestId: string;
   readonly startedAt: number;

@@ -4,8 +4,7 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { send } from '../http/respond.ts';
-import type { RequestContext } from '../http/request-context.ts';
+import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { DONE_FRAME, SseWriter, frame } from '../streaming/sse-writer.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
 import { SseEventSplitter } from './sse-event-splitter.ts';
@@ -14,12 +13,14 @@ import { isTimeout, statusError, transportError } from './upstream-errors.ts';
 import { buildUpstreamRequest } from './upstream-request.ts';
 
 export interface UpstreamCall {
-  readonly ctx: RequestContext;
+  /** The client: its going away aborts the upstream request. */
+  readonly client: Abortable;
+  /** For a stream, the response it is relayed to; null for a JSON completion returned to the caller. */
+  readonly streamTo: RequestContext | null;
   readonly dispatcher: Dispatcher;
   readonly upstream: UpstreamConfig;
   readonly publicModel: string;
   readonly body: ChatRequestBody;
-  readonly stream: boolean;
   readonly includeUsage: boolean;
   readonly timeouts: UpstreamTimeouts;
   /** Headers for the client's response (rate limits, …). */
@@ -30,6 +31,10 @@ export interface UpstreamOutcome {
   /** The upstream's own count, when it reported usage. */
   readonly promptTokens: number | null;
   readonly completionTokens: number;
+  /** Without streaming: the completion to send, `model` already set to the public id. */
+  readonly body?: Record<string, unknown>;
+  /** Upstream headers worth passing on to the client. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Bodies we read whole (JSON answers, error bodies) are capped. */
@@ -70,9 +75,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
-    const { ctx } = this.#call;
-    if (ctx.aborted) return controller.abort(new ClientClosed());
-    ctx.onAbort = () => controller.abort(new ClientClosed());
+    const { client } = this.#call;
+    if (client.aborted) return controller.abort(new ClientClosed());
+    client.onAbort = () => controller.abort(new ClientClosed());
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
@@ -83,7 +88,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       return;
     }
     const clientHeaders = { ...this.#call.headers, ...passThrough(headers) };
-    if (!this.#call.stream) {
+    if (this.#call.streamTo === null) {
       this.#mode = 'json';
       this.#passHeaders = clientHeaders;
       return;
@@ -99,7 +104,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       publicModel: this.#call.publicModel,
       forwardUsage: this.#call.includeUsage,
     });
-    this.#writer = new SseWriter(this.#call.ctx);
+    this.#writer = new SseWriter(this.#call.streamTo);
     this.#writer.open(clientHeaders);
   }
 
@@ -136,7 +141,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     const mode = this.#mode;
     this.#mode = 'done';
-    this.#call.ctx.onAbort = null;
+    this.#call.client.onAbort = null;
     if (mode === 'error') return this.#reject(statusError(this.#status, this.#text(), this.#retryAfter));
     if (mode === 'json') return this.#finishJson();
     const filter = this.#filter!;
@@ -148,16 +153,16 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     const mode = this.#mode;
     this.#mode = 'done';
-    const { ctx } = this.#call;
-    ctx.onAbort = null;
-    if (error instanceof ClientClosed || ctx.aborted) return this.#resolve(this.#streamOutcome());
+    const { client, streamTo } = this.#call;
+    client.onAbort = null;
+    if (error instanceof ClientClosed || client.aborted) return this.#resolve(this.#streamOutcome());
     if (mode !== 'stream') return this.#reject(mode === 'json' && !isTimeout(error) && this.#bytes > MAX_JSON_BODY_BYTES
       ? new ApiError('upstream_error', { message: 'The model server sent a response larger than this service accepts.' })
       : transportError(error));
     const failure = isTimeout(error)
       ? new ApiError('upstream_timeout', { message: 'The model server stopped sending mid-stream.' })
       : new ApiError('upstream_error', { message: 'The model server connection failed mid-stream.' });
-    ctx.errorCode = failure.code;
+    streamTo!.errorCode = failure.code;
     this.#writer!.end(frame(JSON.stringify(failure)) + DONE_FRAME);
     this.#resolve(this.#streamOutcome());
   }
@@ -174,10 +179,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     const usage = completion.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
     const promptTokens = Number(usage?.prompt_tokens);
     const completionTokens = Number(usage?.completion_tokens);
-    const sent = send(this.#call.ctx, 200, JSON.stringify(completion), this.#passHeaders);
     this.#resolve({
       promptTokens: Number.isFinite(promptTokens) ? promptTokens : null,
-      completionTokens: sent && Number.isFinite(completionTokens) ? completionTokens : 0,
+      completionTokens: Number.isFinite(completionTokens) ? completionTokens : 0,
+      body: completion,
+      headers: this.#passHeaders,
     });
   }
 

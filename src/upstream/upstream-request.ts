@@ -4,13 +4,14 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamCall } from './upstream-exchange.ts';
 
 export function buildUpstreamRequest(call: UpstreamCall): Dispatcher.DispatchOptions {
-  const { upstream, body, stream, timeouts, ctx } = call;
+  const { upstream, body, timeouts, client } = call;
+  const stream = call.streamTo !== null;
   const payload: Record<string, unknown> = { ...body, model: upstream.model };
   if (stream) payload.stream_options = { include_usage: true };
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
-    'x-request-id': ctx.requestId,
+    'x-request-id': client.requestId,
   };
   if (upstream.apiKey !== null) headers.authorization = `Bearer ${upstream.apiKey}`;
   return {

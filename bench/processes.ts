@@ -1,0 +1,124 @@
+// Child processes of a bench run: started with a name, stopped by PID (SIGTERM, then SIGKILL),
+// and all stopped on the way out, including on an error or Ctrl-C.
+import { type ChildProcess, execFile, spawn, type StdioOptions } from 'node:child_process';
+
+const STOP_GRACE_MS = 5_000;
+const STDERR_KEEP_BYTES = 16 * 1024;
+
+export interface Started {
+  readonly name: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** The last few KB the process wrote to stderr (for error messages). */
+  stderrTail(): string;
+  /** Resolves with the exit code (or the signal's name) once the process is gone. */
+  readonly exited: Promise<number | string>;
+}
+
+export interface StopOutcome {
+  readonly name: string;
+  readonly exit: number | string;
+  readonly ms: number;
+  /** True when SIGTERM was not enough. */
+  readonly killed: boolean;
+}
+
+const running = new Map<number, Started>();
+
+export interface StartOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** stdout: 'pipe' to read it, 'ignore', or a file descriptor to write it to. */
+  readonly stdout?: 'pipe' | 'ignore' | number;
+}
+
+/** Starts `node <args>` with the Node that runs the bench (the project's Node 24). */
+export function startNode(name: string, args: readonly string[], options: StartOptions = {}): Started {
+  const stdio: StdioOptions = ['ignore', options.stdout ?? 'pipe', 'pipe'];
+  const child = spawn(process.execPath, args, { env: options.env ?? process.env, stdio });
+  if (child.pid === undefined) throw new Error(`${name}: could not start`);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-STDERR_KEEP_BYTES);
+  });
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running.delete(child.pid!);
+      resolve(code ?? signal ?? 'unknown');
+    });
+  });
+  const started: Started = { name, pid: child.pid, child, stderrTail: () => stderr, exited };
+  running.set(child.pid, started);
+  return started;
+}
+
+/** Resolves with the first stdout line that `pick` maps to a value; rejects on exit or timeout. */
+export function firstLine<T>(started: Started, pick: (line: string) => T | undefined, timeoutMs: number): Promise<T> {
+  const stdout = started.child.stdout;
+  if (stdout === null) return Promise.reject(new Error(`${started.name}: stdout is not piped`));
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const value = pick(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+        if (value !== undefined) return finish(() => resolve(value));
+      }
+    };
+    const timer = setTimeout(() => finish(() => reject(new Error(`${started.name}: no expected output within ${timeoutMs} ms`))), timeoutMs);
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      stdout.off('data', onData);
+      settle();
+    };
+    stdout.on('data', onData);
+    void started.exited.then((exit) => finish(() => reject(new Error(`${started.name} exited (${exit}): ${started.stderrTail()}`))));
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export async function stop(started: Started, graceMs = STOP_GRACE_MS): Promise<StopOutcome> {
+  const begin = performance.now();
+  let killed = false;
+  if (running.has(started.pid)) {
+    signal(started.pid, 'SIGTERM');
+    const timer = setTimeout(() => {
+      killed = true;
+      signal(started.pid, 'SIGKILL');
+    }, graceMs);
+    await started.exited;
+    clearTimeout(timer);
+  }
+  return { name: started.name, exit: await started.exited, ms: Math.round(performance.now() - begin), killed };
+}
+
+/** Stops every process this module started that is still running. */
+export async function stopAll(): Promise<StopOutcome[]> {
+  return Promise.all([...running.values()].map((started) => stop(started)));
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+/** Runs `node <args>` to completion and returns its stdout; rejects on a non-zero exit. */
+export function runNode(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { env, timeout: timeoutMs, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`node ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** Runs a command and returns its trimmed stdout, or undefined when it fails. */
+export function tryCommand(file: string, args: readonly string[], cwd?: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trim()));
+  });
+}

@@ -1,0 +1,106 @@
+// A chat completion from a validated request, for any front end (HTTP, MCP): the model and the
+// key's scope, max_tokens and the context, the rate limiter, dispatch, then settlement and usage.
+import type { Principal } from '../auth/authenticator.ts';
+import type { ModelConfig } from '../config/config-types.ts';
+import { ApiError } from '../errors/api-error.ts';
+import type { Abortable, RequestContext } from '../http/request-context.ts';
+import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
+import type { Limiter } from '../ratelimit/limiter.ts';
+import { rateLimitError, rateLimitHeaders } from '../ratelimit/rate-limit-headers.ts';
+import type { UsageRecorder } from '../store/usage-recorder.ts';
+import type { ChatRequest } from '../validation/chat-request.ts';
+import { type CompletionOutcome, type DispatchDeps, dispatchCompletion } from './dispatch.ts';
+
+export interface CompletionServiceDeps {
+  readonly catalog: ModelCatalog;
+  readonly limiter: Limiter;
+  readonly dispatch: DispatchDeps;
+  readonly usage: UsageRecorder;
+}
+
+/** A request that passed every check and holds a rate-limit reservation. */
+export interface AdmittedCompletion {
+  readonly principal: Principal;
+  readonly request: ChatRequest;
+  readonly resolved: ResolvedModel;
+  readonly promptTokens: number;
+  readonly reservedTokens: number;
+  readonly maxTokens: number;
+  /** Rate-limit headers (and the served model for a route) for the response. */
+  readonly headers: Record<string, string>;
+}
+
+export async function admitCompletion(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest): Promise<AdmittedCompletion> {
+  const resolved = resolveModel(deps.catalog, principal, request.model);
+  const model = resolved.served;
+  const maxTokens = checkMaxTokens(request, model);
+  const promptTokens = await deps.dispatch.engine.countPromptTokens(request.messages);
+  const budget = model.contextTokens - promptTokens;
+  if (budget < (maxTokens ?? 1)) {
+    throw new ApiError('context_length_exceeded', {
+      param: 'messages',
+      message: `This model's context is ${model.contextTokens} tokens; the messages use ${promptTokens}${maxTokens ? ` and max_tokens asks for ${maxTokens}` : ''}.`,
+    });
+  }
+  const reservedTokens = promptTokens + request.n * (maxTokens ?? Math.min(model.defaultMaxTokens, budget));
+  const decision = await deps.limiter.acquire(principal.keyId, principal.limits, reservedTokens);
+  if (!decision.allowed) throw rateLimitError(decision, reservedTokens);
+  const headers = rateLimitHeaders(decision);
+  if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
+  return { principal, request, resolved, promptTokens, reservedTokens, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
+}
+
+export interface CompletionResult extends CompletionOutcome {
+  /** What was billed: the target's prompt count when it gave one, else ours. */
+  readonly billedPromptTokens: number;
+}
+
+/** Runs an admitted completion and always settles its reservation and records usage. */
+export async function runCompletion(
+  deps: CompletionServiceDeps,
+  admitted: AdmittedCompletion,
+  client: Abortable,
+  streamTo: RequestContext | null,
+): Promise<CompletionResult> {
+  const { principal, request, resolved, promptTokens, reservedTokens } = admitted;
+  let outcome: CompletionOutcome | null = null;
+  try {
+    outcome = await dispatchCompletion(deps.dispatch, {
+      client,
+      streamTo,
+      request,
+      publicModel: resolved.publicId,
+      model: resolved.served,
+      maxTokens: admitted.maxTokens,
+      headers: admitted.headers,
+    });
+    return { ...outcome, billedPromptTokens: outcome.promptTokens ?? promptTokens };
+  } finally {
+    const billedPrompt = outcome?.promptTokens ?? promptTokens;
+    const completionTokens = outcome?.completionTokens ?? 0;
+    void deps.limiter.settle(principal.keyId, principal.limits, reservedTokens, billedPrompt + completionTokens);
+    deps.usage.record(principal.keyId, billedPrompt, completionTokens);
+  }
+}
+
+function resolveModel(catalog: ModelCatalog, principal: Principal, id: string): ResolvedModel {
+  const resolved = catalog.resolve(id);
+  if (resolved === undefined) {
+    throw new ApiError('model_not_found', { param: 'model', message: `The model "${id.slice(0, 128)}" does not exist. GET /v1/models lists the available ones.` });
+  }
+  if (principal.models !== null && !principal.models.has(id)) {
+    throw new ApiError('model_not_allowed', { param: 'model', message: `This key may not use the model "${id}".` });
+  }
+  return resolved;
+}
+
+function checkMaxTokens(request: ChatRequest, model: ModelConfig): number | null {
+  const { maxTokens } = request;
+  if (maxTokens !== null && maxTokens > model.maxOutputTokens) {
+    throw new ApiError('invalid_value', {
+      param: request.maxTokensParam,
+      message: `${request.maxTokensParam} must be at most ${model.maxOutputTokens} for the model "${model.id}".`,
+    });
+  }
+  return maxTokens;
+}
