@@ -1,0 +1,71 @@
+// A private redis-server per test suite, on a free port, with no persistence: tests may flush,
+// stop and restart it (fault cases) without touching any other server on the machine.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+
+export interface TestRedis {
+  readonly port: number;
+  readonly url: string;
+  /** Stops the server (SIGKILL: like a crash) and waits for it to exit. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port (empty: nothing is persisted). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+function launch(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`redis-server did not start:\n${output}`)); }, 10_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`redis-server exited with ${code}:\n${output}`)); });
+  });
+}
+
+async function terminate(child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
+  if (child === null || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  await exited;
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  const port = await freePort();
+  let child: ChildProcess | null = await launch(port);
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async kill() {
+      await terminate(child, 'SIGKILL');
+      child = null;
+    },
+    async restart() {
+      await terminate(child, 'SIGKILL');
+      child = await launch(port);
+    },
+    async stop() {
+      await terminate(child, 'SIGTERM');
+      child = null;
+    },
+  };
+}
