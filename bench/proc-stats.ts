@@ -32,12 +32,29 @@ export function rssBytes(pid: number): number {
   }
 }
 
-/** CPU seconds a set of processes used between two readings. */
+/** Busy (not idle, not iowait) and total clock ticks of the whole machine, from /proc/stat. */
+export function machineTicks(): { busy: number; total: number } {
+  const fields = (/^cpu +(.+)$/m.exec(readText('/proc/stat'))?.[1] ?? '').split(' ').map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user).
+  const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
+}
+
+/** The busy share of all cores (0–1) over the next `ms`. */
+export async function machineBusyOver(ms: number): Promise<number> {
+  const before = machineTicks();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = machineTicks();
+  return (after.busy - before.busy) / Math.max(1, after.total - before.total);
+}
+
+/** CPU seconds a set of processes used between two readings, and how busy the machine was. */
 export class CpuMeter {
   readonly #ticksPerSecond: number;
   readonly #pids: readonly number[];
   #before: number[] = [];
   #selfBefore: NodeJS.CpuUsage = process.cpuUsage();
+  #machineBefore = machineTicks();
 
   constructor(ticksPerSecond: number, pids: readonly number[]) {
     this.#ticksPerSecond = ticksPerSecond;
@@ -47,13 +64,19 @@ export class CpuMeter {
   start(): void {
     this.#before = this.#pids.map(cpuTicks);
     this.#selfBefore = process.cpuUsage();
+    this.#machineBefore = machineTicks();
   }
 
-  /** Seconds per watched PID (same order as given), and for this process (the load generator). */
-  read(): { perPid: number[]; selfSeconds: number } {
+  /**
+   * Seconds per watched PID (same order as given) and for this process (the load generator);
+   * machineBusy is the busy share of all cores (0–1), whoever used them.
+   */
+  read(): { perPid: number[]; selfSeconds: number; machineBusy: number } {
     const perPid = this.#pids.map((pid, index) => (cpuTicks(pid) - (this.#before[index] ?? Number.NaN)) / this.#ticksPerSecond);
     const self = process.cpuUsage(this.#selfBefore);
-    return { perPid, selfSeconds: (self.user + self.system) / 1e6 };
+    const machine = machineTicks();
+    const machineBusy = (machine.busy - this.#machineBefore.busy) / (machine.total - this.#machineBefore.total);
+    return { perPid, selfSeconds: (self.user + self.system) / 1e6, machineBusy };
   }
 }
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runLoad, type LoadOptions } from './load.ts';
 import { stopAll, tryCommand } from './processes.ts';
-import { clockTicksPerSecond, CpuMeter, describeMachine, rssBytes } from './proc-stats.ts';
-import { mainTable, ratioTable, renderReport, resourceTable, type ScenarioResult } from './report.ts';
+import { clockTicksPerSecond, CpuMeter, describeMachine, machineBusyOver, rssBytes } from './proc-stats.ts';
+import { mainTable, problems, ratioTable, renderReport, resourceTable, type ScenarioResult } from './report.ts';
 import { allScenarios, type Scenario, type Targets } from './scenarios/index.ts';
 import { type Stack, startStack } from './stack.ts';
 
@@ -27,11 +27,14 @@ function setting(name: string, fallback: number, max: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `abc1234`, plus what differs from it in tracked files (the report itself, rewritten by every run, does not count). */
 async function commitDescription(): Promise<string> {
   const commit = (await tryCommand('git', ['rev-parse', '--short', 'HEAD'], ROOT)) ?? 'unknown';
-  // The report itself does not make the tree dirty: each run rewrites it.
-  const changes = await tryCommand('git', ['status', '--porcelain', '--', '.', ':!bench/REPORT.md'], ROOT);
-  return changes === undefined || changes === '' ? commit : `${commit} (dirty)`;
+  // --no-optional-locks: a bench must not write the index while someone else works in the tree.
+  const status = await tryCommand('git', ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no'], ROOT);
+  const changed = (status ?? '').split('\n').map((line) => line.trim().replace(/^\S+\s+/, '')).filter((path) => path !== '' && path !== 'bench/REPORT.md');
+  if (changed.some((path) => !path.startsWith('bench/'))) return `${commit} (dirty)`;
+  return changed.length > 0 ? `${commit} (with uncommitted changes in bench/)` : commit;
 }
 
 /** Sends the scenario's request once and checks the whole response. */
@@ -47,17 +50,23 @@ async function checkOnce(scenario: Scenario, targets: Targets): Promise<{ status
   }
 }
 
-async function runScenario(scenario: Scenario, stack: Stack, targets: Targets, options: LoadOptions & { warmupSeconds: number }, ticks: number): Promise<ScenarioResult> {
+interface Meter {
+  readonly ticksPerSecond: number;
+  readonly cores: number;
+}
+
+async function runScenario(scenario: Scenario, stack: Stack, targets: Targets, options: LoadOptions & { warmupSeconds: number }, meter: Meter): Promise<ScenarioResult> {
+  const { ticksPerSecond, cores } = meter;
   const check = await checkOnce(scenario, targets);
   const request = scenario.request(targets);
   if (options.warmupSeconds > 0) await runLoad(request, { ...options, seconds: options.warmupSeconds });
   await sleep(SETTLE_MS);
   stack.munjaLog.clear();
 
-  const cpu = new CpuMeter(ticks, [stack.munja.pid, stack.mock.pid]);
+  const cpu = new CpuMeter(ticksPerSecond, [stack.munja.pid, stack.mock.pid]);
   cpu.start();
   const load = await runLoad(request, options);
-  const { perPid, selfSeconds } = cpu.read();
+  const { perPid, selfSeconds, machineBusy } = cpu.read();
   const munjaRssBytes = rssBytes(stack.munja.pid);
 
   await sleep(SETTLE_MS);
@@ -68,7 +77,13 @@ async function runScenario(scenario: Scenario, stack: Stack, targets: Targets, o
     checkStatus: check.status,
     checkProblem: check.problem,
     load,
-    cpuSeconds: { munja: perPid[0]!, mock: perPid[1]!, loader: selfSeconds },
+    cpuSeconds: {
+      munja: perPid[0]!,
+      mock: perPid[1]!,
+      loader: selfSeconds,
+      unattributed: Math.max(0, machineBusy * cores * load.seconds - perPid[0]! - perPid[1]! - selfSeconds),
+    },
+    machineBusy,
     munjaRssBytes,
     munjaLog,
   };
@@ -95,15 +110,19 @@ async function main(): Promise<void> {
   }
 
   try {
-    const [ticks, commit] = await Promise.all([clockTicksPerSecond(), commitDescription()]);
+    // Other work on the machine skews every figure: measure it before starting anything.
+    const [ticksPerSecond, commit, backgroundBusy] = await Promise.all([clockTicksPerSecond(), commitDescription(), machineBusyOver(1_000)]);
+    const machine = describeMachine();
+    const meter = { ticksPerSecond, cores: machine.cores };
     const stack = await startStack(tempDir);
     const targets: Targets = { direct: `http://127.0.0.1:${stack.mockPort}`, munja: `http://127.0.0.1:${stack.munjaPort}`, key: stack.key };
+    const munjaStartRssBytes = rssBytes(stack.munja.pid);
     process.stdout.write(`bench: mock upstream pid ${stack.mock.pid} port ${stack.mockPort}, munja pid ${stack.munja.pid} port ${stack.munjaPort}\n`);
 
     const results: ScenarioResult[] = [];
     for (const scenario of allScenarios()) {
       process.stdout.write(`bench: ${scenario.id} (${options.warmupSeconds} s warm-up + ${options.seconds} s) … `);
-      const result = await runScenario(scenario, stack, targets, options, ticks);
+      const result = await runScenario(scenario, stack, targets, options, meter);
       results.push(result);
       process.stdout.write(`${Math.round(result.load.requestsPerSecond)} req/s${result.checkProblem === undefined ? '' : `, CHECK FAILED: ${result.checkProblem}`}\n`);
     }
@@ -111,15 +130,19 @@ async function main(): Promise<void> {
     const stops = await stopAll();
     const info = {
       date: new Date().toISOString(),
-      machine: describeMachine(),
+      machine,
       node: process.version,
       commit,
       ...options,
+      munjaStartRssBytes,
+      backgroundBusy,
       wallSeconds: (performance.now() - began) / 1000,
       stops,
     };
     writeFileSync(REPORT_PATH, renderReport(results, info));
-    process.stdout.write(`\n${mainTable(results)}\n\n${ratioTable(results)}\n\n${resourceTable(results)}\n\nbench: wrote ${REPORT_PATH}\n`);
+    const found = problems(results, info);
+    process.stdout.write(`\n${mainTable(results)}\n\n${ratioTable(results)}\n\n${resourceTable(results)}\n\n`);
+    process.stdout.write(`${found.length === 0 ? 'bench: no problems seen' : `bench: problems seen:\n${found.join('\n')}`}\nbench: wrote ${REPORT_PATH}\n`);
   } finally {
     await cleanUp();
   }

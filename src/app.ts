@@ -6,12 +6,17 @@ import { chatCompletions } from './handlers/chat-completions.ts';
 import { health, readiness } from './handlers/health.ts';
 import { MODEL_PATH_PREFIX, listModels, retrieveModel } from './handlers/models.ts';
 import { HttpServer } from './http/http-server.ts';
+import { MCP_PATH } from './http/request-context.ts';
 import { Router } from './http/router.ts';
 import { Lifecycle } from './lifecycle/lifecycle.ts';
+import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
+import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
 import type { Logger } from './observability/logger.ts';
+import type { Limiter } from './ratelimit/limiter.ts';
 import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
-import { SqliteStore } from './store/sqlite-store.ts';
+import { RedisLimiter } from './ratelimit/redis-limiter.ts';
+import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { UsageRecorder } from './store/usage-recorder.ts';
 import { UpstreamPools } from './upstream/upstream-pools.ts';
@@ -26,7 +31,8 @@ export interface RunningApp {
 
 export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
   const lifecycle = new Lifecycle();
-  const store = SqliteStore.open(config.dataDir);
+  // ioredis reports every failed reconnect; the limiter and auth log outages themselves.
+  const store = await openStore(config, { onError: (error) => logger.debug({ err: error }, 'redis connection error') });
   const catalog = new ModelCatalog(config.models);
   const auth = new Authenticator({
     store,
@@ -34,17 +40,23 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     defaultLimits: config.limits,
     cacheTtlMs: config.authCacheTtlMs,
   });
-  const limiter = new MemoryLimiter();
+  await store.events.subscribe((event) => auth.forget(event));
+  const limiter: Limiter = config.redis
+    ? await RedisLimiter.open(config.redis, { settings: config.limits, logger })
+    : new MemoryLimiter(config.limits);
   const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue });
   const pools = new UpstreamPools(config.models, config.upstream);
   const usage = new UsageRecorder(store, logger);
   const chatDeps = { config, catalog, auth, limiter, usage, dispatch: { engine, pools, timeouts: config.upstream } };
   const modelDeps = { catalog, auth };
+  const mcpDeps = { ...chatDeps, logger, origins: new OriginPolicy(config.mcpAllowedOrigins) };
 
   const router = new Router()
     .on('POST', '/v1/chat/completions', (ctx) => chatCompletions(chatDeps, ctx))
     .on('GET', '/v1/models', (ctx) => listModels(modelDeps, ctx))
     .onPrefix('GET', MODEL_PATH_PREFIX, (ctx) => retrieveModel(modelDeps, ctx))
+    .on('POST', MCP_PATH, (ctx) => mcpPost(mcpDeps, ctx))
+    .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(mcpDeps, ctx))
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, ctx));
   const server = new HttpServer({ router, lifecycle, logger });

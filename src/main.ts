@@ -1,12 +1,28 @@
-// Process entry for `munja serve`: settings, logger, the app, first-start key, signals.
+// Process entry for `munja serve`: settings, logger, then either one process serving the port or
+// a primary with several workers (node:cluster), first-start key, signals.
+import cluster from 'node:cluster';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { startApp } from './app.ts';
 import { createFirstKey, firstKeyBanner } from './auth/first-start.ts';
 import type { CliIo } from './cli/cli-io.ts';
+import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
-import { createLogger } from './observability/logger.ts';
+import { runPrimary } from './lifecycle/cluster-primary.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
+import { openStore } from './store/open-store.ts';
+import { redactRedisUrl } from './store/redis-url.ts';
+
+interface Process {
+  readonly config: Config;
+  readonly io: CliIo;
+  readonly logger: Logger;
+  readonly flush: () => void;
+  fatal(error: unknown, origin: string): never;
+}
 
 export async function serve(io: CliIo): Promise<number> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig(io.env);
   } catch (error) {
@@ -15,7 +31,7 @@ export async function serve(io: CliIo): Promise<number> {
     return 1;
   }
   const { logger, flush } = createLogger(config.logLevel);
-  const fatal = (error: unknown, origin: string) => {
+  const fatal = (error: unknown, origin: string): never => {
     try {
       logger.fatal({ err: error, origin }, 'fatal error; exiting');
       flush();
@@ -25,21 +41,77 @@ export async function serve(io: CliIo): Promise<number> {
   };
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
+  const proc: Process = { config, io, logger, flush, fatal };
+  if (cluster.isPrimary && config.workers > 1) return servePrimary(proc);
+  return serveOne(proc);
+}
 
-  const app = await startApp(config, logger);
-  const firstKey = await createFirstKey(app.store);
+function baseUrl(config: Config, port: number): string {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, `http://${host}:${app.port}`));
-  logger.info({ host: config.host, port: app.port, models: config.models.map((model) => model.id), dataDir: config.dataDir }, 'ready');
+  return `http://${host}:${port}`;
+}
 
+function readyLine(config: Config, port: number): Record<string, unknown> {
+  return {
+    host: config.host,
+    port,
+    workers: config.workers,
+    models: config.models.map((model) => model.id),
+    store: config.redis ? redactRedisUrl(config.redis.url) : config.dataDir,
+  };
+}
+
+/** One process serving the port: the default, and every cluster worker. */
+async function serveOne({ config, io, logger, flush, fatal }: Process): Promise<number> {
+  const app = await startApp(config, logger);
+  if (cluster.isWorker) {
+    process.send?.({ type: 'munja:ready', port: app.port });
+  } else {
+    const firstKey = await createFirstKey(app.store);
+    if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, baseUrl(config, app.port)));
+    logger.info(readyLine(config, app.port), 'ready');
+  }
   return new Promise((resolve) => {
+    let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        // A second signal means: stop now.
+        flush();
+        process.exit(1);
+      }
+      stopping = true;
       logger.info({ signal, inFlight: app.lifecycle.inFlight }, 'draining');
-      // A second signal means: stop now.
-      process.once(signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM', () => { flush(); process.exit(1); });
       app.shutdown().then(() => { flush(); resolve(0); }, (error: unknown) => fatal(error, 'shutdown'));
     };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    // Ctrl-C reaches every process of the group: a worker leaves it to the primary, which sends SIGTERM.
+    process.on('SIGINT', cluster.isWorker ? () => {} : stop);
   });
+}
+
+async function servePrimary({ config, io, logger, flush }: Process): Promise<number> {
+  // Workers must agree on one port, so a port of 0 is resolved here once.
+  const port = config.port === 0 ? await freePort(config.host) : config.port;
+  const store = await openStore(config);
+  const firstKey = await createFirstKey(store).finally(() => store.close());
+  if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, baseUrl(config, port)));
+  const exitCode = await runPrimary({
+    workers: config.workers,
+    logger,
+    shutdownGraceMs: config.shutdownGraceMs,
+    env: { PORT: String(port) },
+    onAllReady: () => logger.info(readyLine(config, port), 'ready'),
+  });
+  flush();
+  return exitCode;
+}
+
+async function freePort(host: string): Promise<number> {
+  const server = createServer();
+  server.listen(0, host);
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
 }

@@ -1,8 +1,10 @@
 // Bearer key → principal. The format and checksum are checked before any lookup; a lookup goes
-// through a short-TTL cache (which bounds how long a revocation takes) to the store. A store that
-// cannot answer is a 503, never a 401.
+// through a short-TTL cache to the store. Key events (revocation, suspension) drop cache entries at
+// once; the TTL, at most 10 s, bounds how long a missed event can go unnoticed. A store that cannot
+// answer is a 503, never a 401, and cached keys keep working meanwhile.
 import type { RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
+import type { KeyEvent } from '../store/key-events.ts';
 import type { KeyWithAccount, Store } from '../store/store.ts';
 import { digestApiKey, hasValidFormat } from './api-key.ts';
 import { KeyCache } from './key-cache.ts';
@@ -17,19 +19,32 @@ export interface Principal {
 
 type Lookup = { principal: Principal } | { error: ApiError };
 
+/** A cached lookup remembers whose it is, so that key events can find it. */
+interface Cached {
+  readonly lookup: Lookup;
+  readonly keyId: string;
+  readonly accountId: string;
+}
+
 const BEARER = /^bearer +(\S+)\s*$/i;
+export const MAX_CACHE_TTL_MS = 10_000;
 
 export class Authenticator {
   readonly #store: Store;
   readonly #secret: Buffer;
   readonly #defaults: RateLimits;
-  readonly #cache: KeyCache<Lookup>;
+  readonly #cache: KeyCache<Cached>;
+  // Concurrent requests with one uncached key share a lookup (a burst after a forget, or at expiry).
+  readonly #inFlight = new Map<string, Promise<KeyWithAccount | undefined>>();
+  // Bumped by every forget: a lookup that was in flight meanwhile may have read the old record, so
+  // it is not cached.
+  #generation = 0;
 
   constructor(options: { store: Store; secret: Buffer; defaultLimits: RateLimits; cacheTtlMs: number; maxCachedKeys?: number }) {
     this.#store = options.store;
     this.#secret = options.secret;
     this.#defaults = options.defaultLimits;
-    this.#cache = new KeyCache(options.cacheTtlMs, options.maxCachedKeys ?? 10_000);
+    this.#cache = new KeyCache(Math.min(options.cacheTtlMs, MAX_CACHE_TTL_MS), options.maxCachedKeys ?? 10_000);
   }
 
   /** Resolves with the principal or rejects with an ApiError (401, 403 or 503). */
@@ -38,25 +53,57 @@ export class Authenticator {
     if (key === undefined || !hasValidFormat(key)) throw new ApiError('invalid_api_key');
     const digest = digestApiKey(key, this.#secret);
     const now = Date.now();
-    let lookup = this.#cache.get(digest, now);
+    let lookup = this.#cache.get(digest, now)?.lookup;
     if (lookup === undefined) {
+      const generation = this.#generation;
       let found: KeyWithAccount | undefined;
       try {
-        found = await this.#store.findKeyByDigest(digest);
+        found = await this.#find(digest);
       } catch {
         throw new ApiError('auth_unavailable');
       }
       lookup = this.#judge(found);
       // Unknown keys are not cached, so a key created a moment later works at once.
-      if (found !== undefined) this.#cache.set(digest, lookup, now);
+      if (found !== undefined && generation === this.#generation) {
+        this.#cache.set(digest, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
+      }
     }
     if ('error' in lookup) throw lookup.error;
     return lookup.principal;
   }
 
-  /** Drops every cached key, e.g. after a revocation broadcast. */
+  /** Drops the cached lookups a key event concerns (subscribe this to the store's events). */
+  forget(event: KeyEvent): void {
+    this.#generation++;
+    this.#inFlight.clear();
+    switch (event.kind) {
+      case 'key':
+        this.#cache.deleteWhere((cached) => cached.keyId === event.keyId);
+        break;
+      case 'account':
+        this.#cache.deleteWhere((cached) => cached.accountId === event.accountId);
+        break;
+      case 'all':
+        this.#cache.clear();
+        break;
+    }
+  }
+
+  /** Drops every cached key. */
   forgetAll(): void {
-    this.#cache.clear();
+    this.forget({ kind: 'all' });
+  }
+
+  #find(digest: string): Promise<KeyWithAccount | undefined> {
+    let pending = this.#inFlight.get(digest);
+    if (pending === undefined) {
+      const lookup = this.#store.findKeyByDigest(digest);
+      pending = lookup.finally(() => {
+        if (this.#inFlight.get(digest) === pending) this.#inFlight.delete(digest);
+      });
+      this.#inFlight.set(digest, pending);
+    }
+    return pending;
   }
 
   #judge(found: KeyWithAccount | undefined): Lookup {

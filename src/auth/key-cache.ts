@@ -33,6 +33,12 @@ export class KeyCache<V> {
     this.#entries.delete(key);
   }
 
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of this.#entries) {
+      if (matches(entry.value)) this.#entries.delete(key);
+    }
+  }
+
   clear(): void {
     this.#entries.clear();
   }

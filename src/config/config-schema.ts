@@ -54,6 +54,8 @@ export const CONFIG_FILE_SCHEMA = {
         bodyTimeoutMs: positiveInt,
         shutdownGraceMs: nonNegativeInt,
         authCacheTtlMs: { type: 'integer', minimum: 0, maximum: 10_000 },
+        // Browser origins exactly as browsers send them: scheme://host[:port], no path.
+        mcpAllowedOrigins: { type: 'array', maxItems: 100, items: { type: 'string', pattern: '^https?://[^/?#\\s]+$' } },
       },
     },
     upstream: {
@@ -66,10 +68,26 @@ export const CONFIG_FILE_SCHEMA = {
         idleTimeoutMs: positiveInt,
       },
     },
+    redis: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        commandTimeoutMs: { type: 'integer', minimum: 1, maximum: 60_000 },
+        connectTimeoutMs: { type: 'integer', minimum: 1, maximum: 60_000 },
+      },
+    },
     limits: {
       type: 'object',
       additionalProperties: false,
-      properties: { rpm: positiveInt, tpm: positiveInt },
+      properties: {
+        rpm: positiveInt,
+        tpm: positiveInt,
+        concurrency: positiveInt,
+        account: { type: 'object', additionalProperties: false, required: ['rpm', 'tpm'], properties: { rpm: positiveInt, tpm: positiveInt } },
+        failMode: { enum: ['open-local', 'closed'] },
+        failClosed: { type: 'array', maxItems: 100_000, items: { type: 'string', minLength: 1, maxLength: 128 } },
+        expectedInstances: { type: 'integer', minimum: 1, maximum: 10_000 },
+      },
     },
     engine: {
       type: 'object',
@@ -108,9 +126,13 @@ export interface ModelFile {
   route?: string[];
 }
 export interface ConfigFile {
-  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; shutdownGraceMs?: number; authCacheTtlMs?: number };
+  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; shutdownGraceMs?: number; authCacheTtlMs?: number; mcpAllowedOrigins?: string[] };
   upstream?: { connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number };
-  limits?: { rpm?: number; tpm?: number };
+  redis?: { commandTimeoutMs?: number; connectTimeoutMs?: number };
+  limits?: {
+    rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number };
+    failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
+  };
   engine?: { threads?: number; maxQueue?: number };
   models?: Record<string, ModelFile>;
 }

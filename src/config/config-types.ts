@@ -71,10 +71,36 @@ export interface RateLimits {
   readonly tpm: number;
 }
 
+/** The config file's `limits`: per-key defaults (rpm, tpm) and the limiter's settings. */
+export interface LimitsConfig extends RateLimits {
+  /** Requests one key may have in flight at once. */
+  readonly concurrency: number;
+  /** Buckets shared by all keys of one account; null: accounts are not limited as a whole. */
+  readonly account: RateLimits | null;
+  /** With Redis: while it cannot answer, each instance enforces its local share, or answers 503. */
+  readonly failMode: 'open-local' | 'closed';
+  /** Key or account ids that fail closed whatever failMode says. */
+  readonly failClosed: readonly string[];
+  /** Gateway instances sharing one Redis; the local share of a limit is limit / expectedInstances. */
+  readonly expectedInstances: number;
+}
+
+/** Set when REDIS_URL is: the shared store (and limiter) live in Redis instead of `munja.db`. */
+export interface RedisConfig {
+  /** redis://, rediss://, redis+sentinel://, redis+cluster:// (see store/redis-url.ts). */
+  readonly url: string;
+  /** Deadline of every Redis command; Redis trouble must never hang a request. */
+  readonly commandTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+}
+
 export interface Config {
+  /** Worker processes serving the port (node:cluster); 1 means no primary/worker split. */
+  readonly workers: number;
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  readonly redis: RedisConfig | null;
   readonly logLevel: LogLevel;
   readonly configFile: string | null;
   readonly maxBodyBytes: number;
@@ -82,10 +108,12 @@ export interface Config {
   /** Deadline for a body that arrives in pieces. */
   readonly bodyTimeoutMs: number;
   readonly shutdownGraceMs: number;
-  /** Default per-key limits; a key may carry its own. */
-  readonly limits: RateLimits;
+  /** Default per-key limits (a key may carry its own) and the limiter's settings. */
+  readonly limits: LimitsConfig;
   readonly engine: { readonly threads: number; readonly maxQueue: number };
   readonly authCacheTtlMs: number;
+  /** Browser origins allowed to call /mcp; a request with any other Origin header is refused. */
+  readonly mcpAllowedOrigins: readonly string[];
   readonly upstream: UpstreamTimeouts;
   readonly models: readonly ModelConfig[];
 }

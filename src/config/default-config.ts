@@ -7,6 +7,14 @@ export const DEFAULT_SERVER = {
   bodyTimeoutMs: 30_000,
   shutdownGraceMs: 15_000,
   authCacheTtlMs: 1_000,
+  mcpAllowedOrigins: [],
+} as const;
+
+/** With REDIS_URL: revocations arrive by pub/sub, so the auth cache may keep keys longer (10 s at most). */
+export const DEFAULT_REDIS = {
+  commandTimeoutMs: 50,
+  connectTimeoutMs: 1_000,
+  authCacheTtlMs: 10_000,
 } as const;
 
 export const DEFAULT_UPSTREAM_TIMEOUTS = {
@@ -16,7 +24,18 @@ export const DEFAULT_UPSTREAM_TIMEOUTS = {
   idleTimeoutMs: 30_000,
 } as const;
 
-export const DEFAULT_LIMITS = { rpm: 600, tpm: 1_000_000 } as const;
+// concurrency 64: at the default 600 rpm a key whose completions take ~5 s has ~50 in flight
+// (Little's law), so the cap does not bind a key working within its rate, yet it stops one key from
+// holding hundreds of long streams. Accounts are not limited as a whole unless configured.
+export const DEFAULT_LIMITS = {
+  rpm: 600,
+  tpm: 1_000_000,
+  concurrency: 64,
+  account: null,
+  failMode: 'open-local',
+  failClosed: [],
+  expectedInstances: 1,
+} as const;
 
 const profile = (timeToFirstTokenMs: number, tokensPerSecond: number): LatencyProfile => ({ timeToFirstTokenMs, tokensPerSecond });
 

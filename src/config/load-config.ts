@@ -5,9 +5,10 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { ConfigError } from './config-error.ts';
-import type { Config, LogLevel, ModelConfig, ModelTarget, UpstreamConfig } from './config-types.ts';
+import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
+import type { Config, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
+import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { quickStartModels } from './quick-start.ts';
 
 export { ConfigError };
@@ -30,12 +31,44 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
     throw new ConfigError('MUNJA_UPSTREAM_URL: set it or list models in MUNJA_CONFIG, not both');
   }
   const models = quickStart ?? file.models ?? (DEFAULT_MODELS as unknown as Record<string, ModelFile>);
-  return deepFreeze(buildConfig({ ...file, models }, { host, port, logLevel, dataDir, configFile }));
+  const redis = redisFrom(env, file.redis);
+  const workers = parseWorkers(env.MUNJA_WORKERS, redis !== null);
+  return deepFreeze(buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile }));
+}
+
+/** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
+function parseWorkers(raw: string | undefined, haveRedis: boolean): number {
+  if (raw === undefined || raw.trim() === '') return haveRedis ? availableParallelism() : 1;
+  const workers = Number(raw);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new ConfigError(`MUNJA_WORKERS must be an integer from 1 to 256, got "${raw}"`);
+  if (workers > 1 && !haveRedis) {
+    throw new ConfigError('MUNJA_WORKERS > 1 needs REDIS_URL: workers share keys, limits and usage only through Redis');
+  }
+  return workers;
 }
 
 /** The data dir alone, for the CLI, whose key commands must not depend on the rest of the config. */
 export function dataDirFrom(env: Env): string {
   return resolve(env.MUNJA_DATA?.trim() || './data');
+}
+
+/**
+ * REDIS_URL alone, for the CLI too (it must reach the same store as the server); null means the
+ * embedded store. `tuning` is the config file's `redis` section.
+ */
+export function redisFrom(env: Env, tuning: ConfigFile['redis'] = {}): RedisConfig | null {
+  const url = env.REDIS_URL?.trim();
+  if (!url) return null;
+  try {
+    parseRedisUrl(url);
+  } catch (error) {
+    throw new ConfigError(`REDIS_URL ${(error as Error).message}, got "${redactRedisUrl(url)}"`);
+  }
+  return {
+    url,
+    commandTimeoutMs: tuning.commandTimeoutMs ?? DEFAULT_REDIS.commandTimeoutMs,
+    connectTimeoutMs: tuning.connectTimeoutMs ?? DEFAULT_REDIS.connectTimeoutMs,
+  };
 }
 
 function parsePort(raw: string | undefined): number {
@@ -69,7 +102,7 @@ export function validateConfigFile(value: unknown, source: string): ConfigFile {
   throw new ConfigError(`${source}: ${where} ${error?.message ?? 'is invalid'}${extra}`);
 }
 
-interface Basics { host: string; port: number; logLevel: LogLevel; dataDir: string; configFile: string | null }
+interface Basics { workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null }
 
 function buildConfig(file: ConfigFile, basics: Basics): Config {
   const models = buildModels(file.models ?? {});
@@ -79,9 +112,10 @@ function buildConfig(file: ConfigFile, basics: Basics): Config {
     maxJsonDepth: file.server?.maxJsonDepth ?? DEFAULT_SERVER.maxJsonDepth,
     bodyTimeoutMs: file.server?.bodyTimeoutMs ?? DEFAULT_SERVER.bodyTimeoutMs,
     shutdownGraceMs: file.server?.shutdownGraceMs ?? DEFAULT_SERVER.shutdownGraceMs,
-    authCacheTtlMs: file.server?.authCacheTtlMs ?? DEFAULT_SERVER.authCacheTtlMs,
+    authCacheTtlMs: file.server?.authCacheTtlMs ?? (basics.redis ? DEFAULT_REDIS.authCacheTtlMs : DEFAULT_SERVER.authCacheTtlMs),
+    mcpAllowedOrigins: Object.freeze([...(file.server?.mcpAllowedOrigins ?? DEFAULT_SERVER.mcpAllowedOrigins)]),
     upstream: { ...DEFAULT_UPSTREAM_TIMEOUTS, ...file.upstream },
-    limits: { rpm: file.limits?.rpm ?? DEFAULT_LIMITS.rpm, tpm: file.limits?.tpm ?? DEFAULT_LIMITS.tpm },
+    limits: { ...DEFAULT_LIMITS, ...file.limits },
     engine: {
       threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
       maxQueue: file.engine?.maxQueue ?? 1024,

@@ -5,7 +5,7 @@ import type { ModelConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
-import type { Limiter } from '../ratelimit/limiter.ts';
+import type { Lease, Limiter } from '../ratelimit/limiter.ts';
 import { rateLimitError, rateLimitHeaders } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
@@ -18,13 +18,14 @@ export interface CompletionServiceDeps {
   readonly usage: UsageRecorder;
 }
 
-/** A request that passed every check and holds a rate-limit reservation. */
+/** A request that passed every check and holds a rate-limit lease (a slot and a token reservation). */
 export interface AdmittedCompletion {
   readonly principal: Principal;
   readonly request: ChatRequest;
   readonly resolved: ResolvedModel;
   readonly promptTokens: number;
   readonly reservedTokens: number;
+  readonly lease: Lease;
   readonly maxTokens: number;
   /** Rate-limit headers (and the served model for a route) for the response. */
   readonly headers: Record<string, string>;
@@ -43,11 +44,12 @@ export async function admitCompletion(deps: CompletionServiceDeps, principal: Pr
     });
   }
   const reservedTokens = promptTokens + request.n * (maxTokens ?? Math.min(model.defaultMaxTokens, budget));
-  const decision = await deps.limiter.acquire(principal.keyId, principal.limits, reservedTokens);
-  if (!decision.allowed) throw rateLimitError(decision, reservedTokens);
+  const decision = await deps.limiter.acquire(principal, reservedTokens);
+  if (!decision.allowed || decision.lease === null) throw rateLimitError(decision, reservedTokens);
   const headers = rateLimitHeaders(decision);
   if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
-  return { principal, request, resolved, promptTokens, reservedTokens, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
+  const { lease } = decision;
+  return { principal, request, resolved, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
 }
 
 export interface CompletionResult extends CompletionOutcome {
@@ -55,14 +57,14 @@ export interface CompletionResult extends CompletionOutcome {
   readonly billedPromptTokens: number;
 }
 
-/** Runs an admitted completion and always settles its reservation and records usage. */
+/** Runs an admitted completion and always settles its lease (completion, error or abort) and records usage. */
 export async function runCompletion(
   deps: CompletionServiceDeps,
   admitted: AdmittedCompletion,
   client: Abortable,
   streamTo: RequestContext | null,
 ): Promise<CompletionResult> {
-  const { principal, request, resolved, promptTokens, reservedTokens } = admitted;
+  const { principal, request, resolved, promptTokens } = admitted;
   let outcome: CompletionOutcome | null = null;
   try {
     outcome = await dispatchCompletion(deps.dispatch, {
@@ -78,7 +80,7 @@ export async function runCompletion(
   } finally {
     const billedPrompt = outcome?.promptTokens ?? promptTokens;
     const completionTokens = outcome?.completionTokens ?? 0;
-    void deps.limiter.settle(principal.keyId, principal.limits, reservedTokens, billedPrompt + completionTokens);
+    void deps.limiter.settle(admitted.lease, billedPrompt + completionTokens);
     deps.usage.record(principal.keyId, billedPrompt, completionTokens);
   }
 }

@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   invalid_api_key: { status: 401, type: 'invalid_request_error', message: 'The API key is missing, malformed, invalid or revoked.' },
   account_suspended: { status: 403, type: 'permission_error', message: 'The account that owns this key is suspended.' },
   model_not_allowed: { status: 403, type: 'permission_error', message: 'This key may not use the requested model.' },
+  forbidden_origin: { status: 403, type: 'permission_error', message: 'Requests from this browser origin are not allowed.' },
   unknown_route: { status: 404, type: 'invalid_request_error', message: 'No such endpoint. API paths start with /v1.' },
   model_not_found: { status: 404, type: 'invalid_request_error', message: 'The model does not exist. GET /v1/models lists the available ones.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'This endpoint does not accept that method.' },
@@ -52,6 +53,7 @@ export const ERROR_CATALOGUE = {
   overloaded: { status: 503, type: 'service_unavailable', message: 'The service is overloaded. Retry shortly.' },
   shutting_down: { status: 503, type: 'service_unavailable', message: 'The service is shutting down. Retry on another instance.' },
   auth_unavailable: { status: 503, type: 'service_unavailable', message: 'Keys cannot be checked right now. Retry shortly.' },
+  limiter_unavailable: { status: 503, type: 'service_unavailable', message: 'Rate limits cannot be checked right now. Retry shortly.' },
   upstream_timeout: { status: 504, type: 'server_error', message: 'The model server did not answer in time.' },
 } as const satisfies Record<string, ErrorEntry>;
 

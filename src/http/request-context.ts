@@ -7,6 +7,19 @@ import type { HttpRequest, HttpResponse } from './uws.ts';
 const ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
 let idCounter = 0;
 
+/** The path of the MCP endpoint, the only one that reads the headers below. */
+export const MCP_PATH = '/mcp';
+
+/** Headers the MCP Streamable HTTP transport needs; empty strings when absent. */
+export interface McpHeaders {
+  readonly accept: string;
+  readonly origin: string;
+  readonly host: string;
+  readonly protocolVersion: string;
+  readonly sessionId: string;
+  readonly lastEventId: string;
+}
+
 /** What work on behalf of a client needs to know about it going away. */
 export interface Abortable {
   readonly requestId: string;
@@ -24,6 +37,8 @@ export class RequestContext implements Abortable {
   readonly authorization: string;
   readonly contentType: string;
   readonly contentLength: string;
+  /** Copied for MCP_PATH only: six more header lookups would cost every other request ~0.4 µs. */
+  readonly mcp: McpHeaders | null;
   aborted = false;
   /** Status sent (0 until the response has started). */
   status = 0;
@@ -49,9 +64,21 @@ export class RequestContext implements Abortable {
     this.authorization = req.getHeader('authorization');
     this.contentType = req.getHeader('content-type');
     this.contentLength = req.getHeader('content-length');
+    this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
   }
 
   elapsedMs(): number {
     return performance.now() - this.startedAt;
   }
+}
+
+function copyMcpHeaders(req: HttpRequest): McpHeaders {
+  return {
+    accept: req.getHeader('accept'),
+    origin: req.getHeader('origin'),
+    host: req.getHeader('host'),
+    protocolVersion: req.getHeader('mcp-protocol-version'),
+    sessionId: req.getHeader('mcp-session-id'),
+    lastEventId: req.getHeader('last-event-id'),
+  };
 }

@@ -1,11 +1,15 @@
-// The Limiter interface: token buckets for requests and tokens per subject (an API key).
-// Implemented in memory for the embedded default and, later, by one atomic Redis Lua script.
+// The Limiter contract: token buckets for requests and tokens per minute per key (and, when
+// configured, per account) plus a cap on the requests a key has in flight. Implemented in memory
+// for the embedded default and by one atomic Redis Lua script for a fleet; both pass
+// test/contract/limiter-contract.ts.
+import type { RateLimits } from '../config/config-types.ts';
 
-export interface LimitPolicy {
-  /** Requests per minute (bucket capacity; refills continuously). */
-  readonly rpm: number;
-  /** Tokens per minute (bucket capacity; refills continuously). */
-  readonly tpm: number;
+/** Who is asking; a Principal fits. */
+export interface LimitSubject {
+  readonly keyId: string;
+  readonly accountId: string;
+  /** The key's own requests and tokens per minute. */
+  readonly limits: RateLimits;
 }
 
 export interface BucketState {
@@ -15,18 +19,36 @@ export interface BucketState {
   readonly resetMs: number;
 }
 
+export type LimitName = 'key_requests' | 'key_tokens' | 'account_requests' | 'account_tokens' | 'concurrency';
+
+/** An admission: one concurrency slot and a token reservation, both given back by settle(). */
+export interface Lease {
+  readonly id: string;
+  readonly reservedTokens: number;
+}
+
 export interface LimitDecision {
   readonly allowed: boolean;
   /** When denied: how long until the same request would be admitted; Infinity if it never can. */
   readonly retryAfterMs: number;
+  /** The limit that denied (the one with the longest wait); null when allowed. */
+  readonly limitedBy: { readonly name: LimitName; readonly limit: number } | null;
+  /** The tighter of the key's and the account's bucket, for the x-ratelimit-* headers. */
   readonly requests: BucketState;
   readonly tokens: BucketState;
+  /** Present when allowed: settle it exactly once when the request ends, however it ends. */
+  readonly lease: Lease | null;
+  /** Decided by this instance's local share of the limits because the shared store did not answer. */
+  readonly degraded: boolean;
 }
 
 export interface Limiter {
-  /** Takes one request and reserves `tokens` if both fit; changes nothing when denied. */
-  acquire(subject: string, policy: LimitPolicy, tokens: number): Promise<LimitDecision>;
-  /** Settles a reservation with the tokens actually used (refunds the difference, or charges more). */
-  settle(subject: string, policy: LimitPolicy, reservedTokens: number, usedTokens: number): Promise<void>;
+  /**
+   * Admits — takes one request, reserves `tokens`, holds a concurrency slot — or denies and changes
+   * nothing. Rejects only with ApiError `limiter_unavailable` (a subject configured to fail closed).
+   */
+  acquire(subject: LimitSubject, tokens: number): Promise<LimitDecision>;
+  /** Refunds (or charges) the difference between reserved and used tokens and frees the slot. Idempotent; never rejects. */
+  settle(lease: Lease, usedTokens: number): Promise<void>;
   close(): Promise<void>;
 }

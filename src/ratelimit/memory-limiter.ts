@@ -1,76 +1,82 @@
-// In-process limiter for the single-node default. Full buckets carry no information, so idle
-// subjects are swept to keep memory bounded by the number of recently active keys.
-import type { BucketState, LimitDecision, LimitPolicy, Limiter } from './limiter.ts';
-import { type Bucket, msUntil, refill } from './token-bucket.ts';
+// In-process limiter for the single-node default (and, scaled down, the fallback while Redis is
+// away). Entries expire as the script's Redis keys do, so memory is bounded by recent activity.
+import type { LimitsConfig } from '../config/config-types.ts';
+import type { LimitDecision, LimitSubject, Lease, Limiter } from './limiter.ts';
+import { toLimitDecision } from './limit-decision.ts';
+import { type LimitPolicy, type PolicyResolver, policyResolver } from './limit-policy.ts';
+import { LimiterModel } from './limiter-model.ts';
 
-interface Entry {
-  requests: Bucket;
-  tokens: Bucket;
+export interface MemoryLimiterOptions {
+  readonly now?: () => number;
+  /** A slot not given back within this long is taken to be leaked and counts no more. */
+  readonly maxHoldMs?: number;
 }
 
+interface Held {
+  readonly subject: LimitSubject;
+  readonly policy: LimitPolicy;
+  readonly reservedTokens: number;
+  readonly acquiredAt: number;
+}
+
+export const DEFAULT_MAX_HOLD_MS = 30 * 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
 
 export class MemoryLimiter implements Limiter {
-  readonly #entries = new Map<string, Entry>();
+  readonly #model = new LimiterModel();
+  readonly #held = new Map<string, Held>();
+  readonly #policyFor: PolicyResolver;
   readonly #now: () => number;
+  readonly #maxHoldMs: number;
   readonly #sweeper: NodeJS.Timeout;
+  #nextId = 0;
 
-  constructor(options: { now?: () => number } = {}) {
-    this.#now = options.now ?? Date.now;
+  constructor(settings: LimitsConfig, options: MemoryLimiterOptions = {}) {
+    this.#policyFor = policyResolver(settings);
+    this.#now = options.now ?? monotonicNow;
+    this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
     this.#sweeper = setInterval(() => this.#sweep(), SWEEP_INTERVAL_MS).unref();
   }
 
-  async acquire(subject: string, policy: LimitPolicy, tokens: number): Promise<LimitDecision> {
-    const now = this.#now();
-    const entry = this.#entry(subject, policy, now);
-    refill(entry.requests, policy.rpm, now);
-    refill(entry.tokens, policy.tpm, now);
-    const waitRequests = msUntil(entry.requests.level, 1, policy.rpm);
-    const waitTokens = msUntil(entry.tokens.level, tokens, policy.tpm);
-    const allowed = waitRequests === 0 && waitTokens === 0;
-    if (allowed) {
-      entry.requests.level -= 1;
-      entry.tokens.level -= tokens;
-    }
-    return {
-      allowed,
-      retryAfterMs: allowed ? 0 : Math.max(waitRequests, waitTokens),
-      requests: state(entry.requests.level, policy.rpm),
-      tokens: state(entry.tokens.level, policy.tpm),
-    };
+  async acquire(subject: LimitSubject, tokens: number): Promise<LimitDecision> {
+    return this.acquireWith(subject, this.#policyFor(subject), tokens, false);
   }
 
-  async settle(subject: string, policy: LimitPolicy, reservedTokens: number, usedTokens: number): Promise<void> {
-    if (reservedTokens === usedTokens) return;
+  /** acquire() with an explicit policy: the local-share fallback passes a scaled-down one. */
+  acquireWith(subject: LimitSubject, policy: LimitPolicy, tokens: number, degraded: boolean): LimitDecision {
+    const id = `m${++this.#nextId}`;
     const now = this.#now();
-    const entry = this.#entry(subject, policy, now);
-    refill(entry.tokens, policy.tpm, now);
-    // Overuse may push the level below zero: the debt delays the next admission.
-    entry.tokens.level = Math.min(policy.tpm, entry.tokens.level + reservedTokens - usedTokens);
+    const raw = this.#model.acquire(subject, policy, tokens, { id, ttlMs: this.#maxHoldMs }, now);
+    let lease: Lease | null = null;
+    if (raw.allowed) {
+      lease = { id, reservedTokens: tokens };
+      this.#held.set(id, { subject, policy, reservedTokens: tokens, acquiredAt: now });
+    }
+    return toLimitDecision(raw, policy, lease, degraded);
+  }
+
+  async settle(lease: Lease, usedTokens: number): Promise<void> {
+    const held = this.#held.get(lease.id);
+    if (held === undefined) return;
+    this.#held.delete(lease.id);
+    this.#model.settle(held.subject, held.policy, held.reservedTokens - usedTokens, lease.id, this.#now());
   }
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    this.#entries.clear();
-  }
-
-  #entry(subject: string, policy: LimitPolicy, now: number): Entry {
-    let entry = this.#entries.get(subject);
-    if (entry === undefined) {
-      entry = { requests: { level: policy.rpm, updatedAt: now }, tokens: { level: policy.tpm, updatedAt: now } };
-      this.#entries.set(subject, entry);
-    }
-    return entry;
+    this.#model.scopes.clear();
+    this.#model.slots.clear();
+    this.#held.clear();
   }
 
   #sweep(): void {
-    const idleBefore = this.#now() - 60_000;
-    for (const [subject, entry] of this.#entries) {
-      if (entry.requests.updatedAt < idleBefore && entry.tokens.updatedAt < idleBefore) this.#entries.delete(subject);
-    }
+    const now = this.#now();
+    this.#model.sweep(now);
+    for (const [id, held] of this.#held) if (held.acquiredAt + this.#maxHoldMs <= now) this.#held.delete(id);
   }
 }
 
-function state(level: number, capacity: number): BucketState {
-  return { limit: capacity, remaining: Math.max(0, Math.floor(level)), resetMs: msUntil(level, capacity, capacity) };
+/** Wall-clock milliseconds that never jump back (an NTP step must not refill or freeze buckets). */
+function monotonicNow(): number {
+  return performance.timeOrigin + performance.now();
 }

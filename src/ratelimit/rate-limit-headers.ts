@@ -29,15 +29,25 @@ export function rateLimitHeaders(decision: LimitDecision): Record<string, string
 /** SDKs ignore Retry-After above 60 s and fall back to ~1 s backoff, so the header is clamped. */
 export function rateLimitError(decision: LimitDecision, reservedTokens: number): ApiError {
   const headers = rateLimitHeaders(decision);
+  const limited = decision.limitedBy ?? { name: 'key_requests', limit: decision.requests.limit };
+  const whose = limited.name.startsWith('account_') ? "the account's" : "this key's";
   if (!Number.isFinite(decision.retryAfterMs)) {
     return new ApiError('rate_limit_exceeded', {
-      message: `This request needs ${reservedTokens} tokens, more than this key's limit of ${decision.tokens.limit} tokens per minute. Reduce the input or max_tokens.`,
+      message: `This request needs ${reservedTokens} tokens, more than ${whose} limit of ${limited.limit} tokens per minute. Reduce the input or max_tokens.`,
       headers: { ...headers, 'x-should-retry': 'false' },
     });
   }
   const seconds = Math.min(60, Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+  const what = limited.name === 'concurrency'
+    ? `Too many concurrent requests for this key (limit ${limited.limit}).`
+    : `Rate limit reached for ${limited.name.startsWith('account_') ? "this key's account" : 'this key'}.`;
   return new ApiError('rate_limit_exceeded', {
-    message: `Rate limit reached for this key. Retry after ${seconds} s.`,
+    message: `${what} Retry after ${seconds} s.`,
     headers: { ...headers, 'retry-after': String(seconds), 'retry-after-ms': String(Math.max(1, Math.ceil(decision.retryAfterMs))) },
   });
+}
+
+/** A subject configured to fail closed while the shared limiter cannot answer. */
+export function limiterUnavailableError(): ApiError {
+  return new ApiError('limiter_unavailable', { headers: { 'retry-after': '1', 'retry-after-ms': '1000' } });
 }

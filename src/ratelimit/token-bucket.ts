@@ -1,5 +1,8 @@
 // Continuous-refill token bucket arithmetic, shared by the in-memory limiter and the reference
-// model the Redis script is tested against. Pure functions of (state, now).
+// model the Redis script is tested against. Pure functions of (state, now). token-bucket.lua
+// repeats these operations in the same order, so both sides round identically.
+
+export const MINUTE_MS = 60_000;
 
 export interface Bucket {
   level: number;
@@ -9,8 +12,11 @@ export interface Bucket {
 export function refill(bucket: Bucket, capacity: number, now: number): void {
   const elapsed = now - bucket.updatedAt;
   if (elapsed > 0) {
-    bucket.level = Math.min(capacity, bucket.level + (elapsed * capacity) / 60_000);
+    bucket.level = Math.min(capacity, bucket.level + (elapsed * capacity) / MINUTE_MS);
     bucket.updatedAt = now;
+  } else {
+    // A lowered limit takes effect at once; a clock that went back refills nothing.
+    bucket.level = Math.min(capacity, bucket.level);
   }
 }
 
@@ -18,5 +24,5 @@ export function refill(bucket: Bucket, capacity: number, now: number): void {
 export function msUntil(level: number, amount: number, capacity: number): number {
   if (amount > capacity) return Infinity;
   if (level >= amount) return 0;
-  return Math.ceil(((amount - level) * 60_000) / capacity);
+  return Math.ceil(((amount - level) * MINUTE_MS) / capacity);
 }

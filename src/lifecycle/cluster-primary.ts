@@ -1,0 +1,68 @@
+// The primary of `munja serve` with several workers: forks them (each serves the same port; the
+// kernel spreads connections through SO_REUSEPORT), restarts one that dies, and on SIGTERM drains
+// them all before exiting. Workers share nothing in memory: what is shared lives in Redis.
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from '../observability/logger.ts';
+
+export interface PrimaryOptions {
+  readonly workers: number;
+  readonly logger: Logger;
+  /** How long a drain may take before workers are killed. */
+  readonly shutdownGraceMs: number;
+  /** Environment for the workers (e.g. the port chosen by the primary). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Called once, when every first-generation worker is serving. */
+  readonly onAllReady: () => void;
+}
+
+// A worker that dies this soon after starting is crash-looping: restart it more slowly.
+const QUICK_DEATH_MS = 5_000;
+const MAX_RESTART_DELAY_MS = 10_000;
+
+export function runPrimary(options: PrimaryOptions): Promise<number> {
+  const { logger } = options;
+  let stopping = false;
+  let restartDelayMs = 0;
+  const startedAt = new Map<Worker, number>();
+
+  let waitingForReady = options.workers;
+  const fork = () => {
+    const worker = cluster.fork(options.env);
+    startedAt.set(worker, Date.now());
+    worker.on('message', (message: { type?: string }) => {
+      if (message?.type !== 'munja:ready' || waitingForReady === 0) return;
+      waitingForReady -= 1;
+      if (waitingForReady === 0) options.onAllReady();
+    });
+  };
+
+  return new Promise((resolve) => {
+    cluster.on('exit', (worker, code, signal) => {
+      const lived = Date.now() - (startedAt.get(worker) ?? 0);
+      startedAt.delete(worker);
+      if (stopping) {
+        if (startedAt.size === 0) resolve(0);
+        return;
+      }
+      restartDelayMs = lived < QUICK_DEATH_MS ? Math.min(MAX_RESTART_DELAY_MS, Math.max(100, restartDelayMs * 2)) : 0;
+      logger.error({ workerPid: worker.process.pid, code, signal, restartInMs: restartDelayMs }, 'worker died; restarting it');
+      setTimeout(fork, restartDelayMs).unref();
+    });
+
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal, workers: startedAt.size }, 'draining workers');
+      for (const worker of startedAt.keys()) worker.process.kill('SIGTERM');
+      if (startedAt.size === 0) resolve(0);
+      // Workers drain within their own grace; past it (plus a margin) they are killed.
+      setTimeout(() => {
+        for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');
+      }, options.shutdownGraceMs + 5_000).unref();
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+
+    for (let i = 0; i < options.workers; i++) fork();
+  });
+}

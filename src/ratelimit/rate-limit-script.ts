@@ -1,0 +1,71 @@
+// token-bucket.lua as an ioredis command: sent by EVALSHA (ioredis loads it on each connection's
+// first use and again after NOSCRIPT, e.g. after SCRIPT FLUSH, a restart or a Cluster failover),
+// with its keys and arguments built and its reply parsed here.
+import { readFileSync } from 'node:fs';
+import type { RedisClient } from '../store/redis-connection.ts';
+import type { LimitPolicy } from './limit-policy.ts';
+import { LIMIT_NAMES, type RawDecision, type ScopeIds } from './limiter-model.ts';
+
+const LUA = readFileSync(new URL('./token-bucket.lua', import.meta.url), 'utf8');
+const COMMAND = 'munjaRateLimitV1';
+
+type Arg = string | number;
+type ScriptCommand = (...args: Arg[]) => Promise<unknown>;
+
+/**
+ * Every key of a request lives under `{accountId}`: the account's buckets must share a Cluster slot
+ * with each of its keys' buckets for one script to touch them all (and key ids never change account).
+ */
+export function limiterKeys(ids: ScopeIds): [string, string, string] {
+  const base = `munja:rl:v1:{${ids.accountId}}`;
+  return [`${base}:key:${ids.keyId}`, `${base}:key:${ids.keyId}:slots`, `${base}:account`];
+}
+
+export class RateLimitScript {
+  readonly #run: ScriptCommand;
+
+  constructor(client: RedisClient) {
+    if (!(COMMAND in client)) client.defineCommand(COMMAND, { numberOfKeys: 3, lua: LUA });
+    const command = (client as unknown as Record<string, ScriptCommand>)[COMMAND];
+    this.#run = (...args) => command!.apply(client, args);
+  }
+
+  /** `now` is for tests only (a driven clock); production leaves the time to Redis. */
+  async acquire(ids: ScopeIds, policy: LimitPolicy, tokens: number, slotId: string, leaseMs: number, now?: number): Promise<RawDecision> {
+    return parseAcquireReply(await this.#call('acquire', ids, policy, tokens, slotId, leaseMs, now));
+  }
+
+  /** `refund` = reserved − used tokens. Resolves with the time Redis settled at. */
+  async settle(ids: ScopeIds, policy: LimitPolicy, refund: number, slotId: string, now?: number): Promise<number> {
+    return Number(await this.#call('settle', ids, policy, refund, slotId, 0, now));
+  }
+
+  /** Resolves with the time Redis renewed at. */
+  async renew(ids: ScopeIds, policy: LimitPolicy, slotId: string, leaseMs: number, now?: number): Promise<number> {
+    return Number(await this.#call('renew', ids, policy, 0, slotId, leaseMs, now));
+  }
+
+  #call(op: string, ids: ScopeIds, policy: LimitPolicy, tokens: number, slotId: string, leaseMs: number, now: number | undefined): Promise<unknown> {
+    const { key, account, concurrency } = policy;
+    return this.#run(
+      ...limiterKeys(ids),
+      op, now === undefined ? '' : String(now),
+      key.rpm, key.tpm, concurrency, account?.rpm ?? 0, account?.tpm ?? 0,
+      tokens, slotId, leaseMs,
+    );
+  }
+}
+
+export function parseAcquireReply(reply: unknown): RawDecision {
+  if (!Array.isArray(reply) || reply.length !== 9) throw new Error(`${COMMAND}: unexpected reply`);
+  const [allowed, retry, limitedBy, keyRequests, keyTokens, accountRequests, accountTokens, inFlight, now] = reply as [number, string, number, string, string, string, string, number, string];
+  return {
+    allowed: allowed === 1,
+    retryAfterMs: retry === 'inf' ? Infinity : Number(retry),
+    limitedBy: LIMIT_NAMES[limitedBy - 1] ?? null,
+    key: { requests: Number(keyRequests), tokens: Number(keyTokens) },
+    account: accountRequests === '' ? null : { requests: Number(accountRequests), tokens: Number(accountTokens) },
+    inFlight,
+    now: Number(now),
+  };
+}

@@ -1,0 +1,62 @@
+// A Store that announces the changes auth caches must drop (key revoked, account status changed)
+// after each write, so every instance — and the CLI, which opens the same store — tells the others.
+import type { KeyEvent, KeyEvents } from './key-events.ts';
+import type {
+  Account, AccountStatus, ApiKeyRecord, KeyWithAccount, NewKey, Store, UsageDelta, UsageRow,
+} from './store.ts';
+
+/** A Store plus the bus its changes are announced on (subscribe to it to hear other instances). */
+export interface StoreWithEvents extends Store {
+  readonly events: KeyEvents;
+}
+
+export class PublishingStore implements StoreWithEvents {
+  readonly #store: Store;
+  readonly events: KeyEvents;
+
+  constructor(store: Store, events: KeyEvents) {
+    this.#store = store;
+    this.events = events;
+  }
+
+  async setAccountStatus(email: string, status: AccountStatus): Promise<Account | undefined> {
+    const account = await this.#store.setAccountStatus(email, status);
+    if (account !== undefined) await this.#announce({ kind: 'account', accountId: account.id });
+    return account;
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const key = await this.#store.revokeKey(keyId);
+    if (key !== undefined) await this.#announce({ kind: 'key', keyId: key.id });
+    return key;
+  }
+
+  keySecret(): Promise<Buffer> { return this.#store.keySecret(); }
+  countAccounts(): Promise<number> { return this.#store.countAccounts(); }
+  createAccount(email: string, options?: { isAdmin?: boolean }): Promise<Account> { return this.#store.createAccount(email, options); }
+  findAccountByEmail(email: string): Promise<Account | undefined> { return this.#store.findAccountByEmail(email); }
+  findAccountById(id: string): Promise<Account | undefined> { return this.#store.findAccountById(id); }
+  setAccountAdmin(email: string, isAdmin: boolean): Promise<Account | undefined> { return this.#store.setAccountAdmin(email, isAdmin); }
+  createKey(key: NewKey): Promise<ApiKeyRecord> { return this.#store.createKey(key); }
+  findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined> { return this.#store.findKeyByDigest(digest); }
+  listKeys(accountId?: string): Promise<ApiKeyRecord[]> { return this.#store.listKeys(accountId); }
+  markKeysUsed(keyIds: readonly string[], at: number): Promise<void> { return this.#store.markKeysUsed(keyIds, at); }
+  addUsage(deltas: readonly UsageDelta[]): Promise<void> { return this.#store.addUsage(deltas); }
+  usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
+    return this.#store.usageByDay(keyIds, fromDay, toDay);
+  }
+
+  async close(): Promise<void> {
+    await this.events.close();
+    await this.#store.close();
+  }
+
+  async #announce(event: KeyEvent): Promise<void> {
+    try {
+      await this.events.publish(event);
+    } catch {
+      // The write is done; an instance that misses the event drops the key when its cache entry
+      // expires (10 s at most), so the change must not be reported as failed.
+    }
+  }
+}

@@ -1,0 +1,106 @@
+// ioredis clients set up so that Redis trouble never hangs a request: every command has a short
+// deadline, nothing waits in an offline queue (commands fail at once while disconnected), and the
+// client reconnects by itself with a capped backoff. Standalone, Sentinel and Cluster (REDIS_URL).
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisConfig } from '../config/config-types.ts';
+import { parseRedisUrl, redactRedisUrl } from './redis-url.ts';
+
+export type RedisClient = Redis | Cluster;
+
+export interface RedisClientOptions {
+  /** Shown in CLIENT LIST. */
+  readonly name?: string;
+  /** Connection errors (each failed reconnect too). Without it they are ignored: the callers see failed commands. */
+  readonly onError?: (error: Error) => void;
+}
+
+const RECONNECT_BASE_MS = 50;
+const RECONNECT_CAP_MS = 1_000;
+
+/** Exponential backoff capped at 1 s plus jitter: service resumes about a second after Redis returns. */
+export function reconnectDelay(attempt: number): number {
+  const backoff = Math.min(RECONNECT_BASE_MS * 2 ** Math.min(Math.max(attempt - 1, 0), 10), RECONNECT_CAP_MS);
+  return backoff + Math.floor(Math.random() * 100);
+}
+
+/** A client that is not connected yet (lazyConnect); see connectRedis. */
+export function createRedisClient(config: RedisConfig, options: RedisClientOptions = {}): RedisClient {
+  const target = parseRedisUrl(config.url);
+  const perConnection = {
+    commandTimeout: config.commandTimeoutMs,
+    connectTimeout: config.connectTimeoutMs,
+    // 0: commands in flight when a connection drops fail at once instead of waiting for a reconnect.
+    maxRetriesPerRequest: 0,
+    connectionName: options.name ?? 'munja',
+  } satisfies RedisOptions;
+  const client = build();
+  client.on('error', options.onError ?? (() => {}));
+  return client;
+
+  function build(): RedisClient {
+    switch (target.kind) {
+      case 'standalone':
+        return new Redis(target.url, { ...perConnection, enableOfflineQueue: false, lazyConnect: true, retryStrategy: reconnectDelay });
+      case 'sentinel':
+        return new Redis({
+          ...perConnection,
+          enableOfflineQueue: false,
+          lazyConnect: true,
+          retryStrategy: reconnectDelay,
+          sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+          name: target.name,
+          db: target.db,
+          username: target.username,
+          password: target.password,
+          sentinelUsername: target.sentinelUsername,
+          sentinelPassword: target.sentinelPassword,
+          sentinelRetryStrategy: reconnectDelay,
+          sentinelCommandTimeout: config.connectTimeoutMs,
+          ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+        });
+      case 'cluster': {
+        const cluster: ClusterOptions = {
+          enableOfflineQueue: false,
+          lazyConnect: true,
+          clusterRetryStrategy: reconnectDelay,
+          clusterNodeRetryStrategy: reconnectDelay,
+          redisOptions: {
+            ...perConnection,
+            username: target.username,
+            password: target.password,
+            ...(target.tls ? { tls: {} } : {}),
+          },
+        };
+        return new Cluster(target.nodes.map(({ host, port }) => ({ host, port })), cluster);
+      }
+    }
+  }
+}
+
+/** Creates a client and waits until it is ready; rejects (and gives up) when Redis cannot be reached. */
+export async function connectRedis(config: RedisConfig, options: RedisClientOptions = {}): Promise<RedisClient> {
+  const client = createRedisClient(config, options);
+  let cause: unknown;
+  const remember = (error: Error) => { cause = error; };
+  client.on('error', remember);
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    cause ??= error;
+    throw new Error(`cannot connect to Redis at ${redactRedisUrl(config.url)}: ${(cause as Error).message}`, { cause });
+  } finally {
+    client.off('error', remember);
+  }
+  return client;
+}
+
+/** QUIT when connected (replies in flight arrive first), else just drop the connection. */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  if (client.status === 'end') return;
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
+  }
+}

@@ -1,0 +1,47 @@
+// Where the Redis store keeps what. Accounts and keys share one hash tag ({store}) so that the
+// scripts that read or change several of them run in one Cluster slot, atomically; the store is
+// small and its reads are absorbed by the auth cache. Usage is tagged per key ({key_…}) so it
+// spreads across the cluster.
+//
+//   munja:{store}:meta                 hash   keySecret (hex)
+//   munja:{store}:accounts             set    every account id (SCARD counts them)
+//   munja:{store}:account:<id>         hash   id email status isAdmin createdAt
+//   munja:{store}:account-email:<email> string account id
+//   munja:{store}:key:<digest>         hash   id accountId name prefix lastFour [models rpm tpm] createdAt [lastUsedAt revokedAt]
+//   munja:{store}:key-id:<id>          string digest
+//   munja:{store}:keys                 zset   every key id, scored by creation sequence
+//   munja:{store}:account-keys:<id>    zset   one account's key ids, same scores
+//   munja:{store}:key-sequence         string counter behind those scores
+//   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
+//   munja:usage:{<keyId>}:days         zset   the days with usage, lexicographic (expires)
+//   munja:key-events                   pub/sub channel (key-events.ts)
+
+/** Every Munja key starts with this. Not configurable, so the server and the CLI cannot disagree. */
+export const REDIS_PREFIX = 'munja:';
+
+const STORE = `${REDIS_PREFIX}{store}:`;
+
+// Scripts build some key names themselves (from these prefixes and what they read), always within
+// the {store} slot of the keys they were given.
+export const ACCOUNT_PREFIX = `${STORE}account:`;
+export const KEY_RECORD_PREFIX = `${STORE}key:`;
+export const KEY_ID_PREFIX = `${STORE}key-id:`;
+
+export const storeKeys = {
+  meta: `${STORE}meta`,
+  accounts: `${STORE}accounts`,
+  account: (id: string) => ACCOUNT_PREFIX + id,
+  accountEmail: (email: string) => `${STORE}account-email:${email}`,
+  key: (digest: string) => KEY_RECORD_PREFIX + digest,
+  keyId: (id: string) => KEY_ID_PREFIX + id,
+  keys: `${STORE}keys`,
+  accountKeys: (accountId: string) => `${STORE}account-keys:${accountId}`,
+  keySequence: `${STORE}key-sequence`,
+} as const;
+
+/** `munja:usage:{key_…}:` — a day (`YYYY-MM-DD`) or `days` follows. */
+export function usagePrefix(keyId: string): string {
+  return `${REDIS_PREFIX}usage:{${keyId}}:`;
+}
+
+export const KEY_EVENTS_CHANNEL = `${REDIS_PREFIX}key-events`;

@@ -1,0 +1,84 @@
+// Redis hash fields ⇄ the frozen plain objects the Store interface promises (the same shapes the
+// SQLite store returns). A field that is absent means null.
+import type { Account, AccountStatus, ApiKeyRecord, NewKey, UsageRow } from './store.ts';
+
+export type Fields = Readonly<Record<string, string>>;
+
+/** An HGETALL reply from a script: a flat [field, value, …] list. */
+export function fieldsOf(reply: unknown): Fields {
+  if (!Array.isArray(reply)) throw new TypeError('expected a list of hash fields from Redis');
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
+  return fields;
+}
+
+function text(fields: Fields, name: string): string {
+  const value = fields[name];
+  if (value === undefined) throw new TypeError(`Redis record has no ${name}`);
+  return value;
+}
+
+function integer(fields: Fields, name: string): number {
+  const value = Number(text(fields, name));
+  if (!Number.isSafeInteger(value)) throw new TypeError(`Redis record field ${name} is not an integer`);
+  return value;
+}
+
+function integerOrNull(fields: Fields, name: string): number | null {
+  return fields[name] === undefined ? null : integer(fields, name);
+}
+
+export function toAccount(fields: Fields): Account {
+  return Object.freeze({
+    id: text(fields, 'id'),
+    email: text(fields, 'email'),
+    status: text(fields, 'status') as AccountStatus,
+    isAdmin: text(fields, 'isAdmin') === '1',
+    createdAt: integer(fields, 'createdAt'),
+  });
+}
+
+export function toKey(fields: Fields): ApiKeyRecord {
+  const models = fields['models'];
+  return Object.freeze({
+    id: text(fields, 'id'),
+    accountId: text(fields, 'accountId'),
+    name: text(fields, 'name'),
+    prefix: text(fields, 'prefix'),
+    lastFour: text(fields, 'lastFour'),
+    models: models === undefined ? null : Object.freeze(JSON.parse(models) as string[]),
+    limits: Object.freeze({ rpm: integerOrNull(fields, 'rpm'), tpm: integerOrNull(fields, 'tpm') }),
+    createdAt: integer(fields, 'createdAt'),
+    lastUsedAt: integerOrNull(fields, 'lastUsedAt'),
+    revokedAt: integerOrNull(fields, 'revokedAt'),
+  });
+}
+
+/** HSET arguments for a new account. */
+export function accountFields(id: string, email: string, isAdmin: boolean, createdAt: number): string[] {
+  return ['id', id, 'email', email, 'status', 'active', 'isAdmin', isAdmin ? '1' : '0', 'createdAt', String(createdAt)];
+}
+
+/** HSET arguments for a new key; the digest is the record's name, not a field. */
+export function keyFields(id: string, key: NewKey, createdAt: number): string[] {
+  const fields = [
+    'id', id, 'accountId', key.accountId, 'name', key.name, 'prefix', key.prefix, 'lastFour', key.lastFour,
+    'createdAt', String(createdAt),
+  ];
+  if (key.models !== null) fields.push('models', JSON.stringify(key.models));
+  if (key.limits.rpm !== null) fields.push('rpm', String(key.limits.rpm));
+  if (key.limits.tpm !== null) fields.push('tpm', String(key.limits.tpm));
+  return fields;
+}
+
+/** A USAGE_BY_DAY row: [day, requests, promptTokens, completionTokens]. */
+export function toUsage(keyId: string, row: unknown): UsageRow {
+  const [day, requests, promptTokens, completionTokens] = Array.isArray(row) ? row.map(String) : [];
+  return Object.freeze({
+    keyId,
+    day: day ?? '',
+    requests: Number(requests),
+    promptTokens: Number(promptTokens),
+    completionTokens: Number(completionTokens),
+  });
+}

@@ -1,0 +1,109 @@
+// The Lua scripts of the Redis store: each is one round trip and runs atomically. Keys passed in
+// KEYS share a hash tag with any key a script builds from ARGV (see redis-keys.ts).
+import { createHash } from 'node:crypto';
+import type { RedisClient } from './redis-connection.ts';
+
+export class RedisScript {
+  readonly #lua: string;
+  readonly #sha: string;
+
+  constructor(lua: string) {
+    this.#lua = lua;
+    this.#sha = createHash('sha1').update(lua).digest('hex');
+  }
+
+  /** EVALSHA, falling back to EVAL when the server does not know the script (e.g. after a restart). */
+  async run(client: RedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    try {
+      return await client.evalsha(this.#sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return client.eval(this.#lua, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+/** KEYS: key record. ARGV: account prefix. → nil or {key fields, account fields}. The auth hot path. */
+export const FIND_KEY = new RedisScript(`
+local key = redis.call('HGETALL', KEYS[1])
+if #key == 0 then return false end
+local accountId = redis.call('HGET', KEYS[1], 'accountId')
+return {key, redis.call('HGETALL', ARGV[1] .. accountId)}`);
+
+/** KEYS: email index, account set, new account. ARGV: account prefix, new id, field, value, … → the account (existing or new). */
+export const CREATE_ACCOUNT = new RedisScript(`
+local existing = redis.call('GET', KEYS[1])
+if existing then return redis.call('HGETALL', ARGV[1] .. existing) end
+redis.call('HSET', KEYS[3], unpack(ARGV, 3))
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[2])
+return redis.call('HGETALL', KEYS[3])`);
+
+/** KEYS: email index. ARGV: account prefix[, field, value to set]. → nil or the account. */
+export const ACCOUNT_BY_EMAIL = new RedisScript(`
+local id = redis.call('GET', KEYS[1])
+if not id then return false end
+local account = ARGV[1] .. id
+if ARGV[2] then redis.call('HSET', account, ARGV[2], ARGV[3]) end
+return redis.call('HGETALL', account)`);
+
+/** KEYS: key record, key-id index, account, all keys, account keys, sequence. ARGV: digest, id, field, value, … → the key. */
+export const CREATE_KEY = new RedisScript(`
+if redis.call('EXISTS', KEYS[3]) == 0 then return redis.error_reply('ERR no such account') end
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('ERR a key with this digest exists') end
+local sequence = redis.call('INCR', KEYS[6])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[4], sequence, ARGV[2])
+redis.call('ZADD', KEYS[5], sequence, ARGV[2])
+return redis.call('HGETALL', KEYS[1])`);
+
+/** KEYS: key-id index. ARGV: key record prefix, now. → nil or the key; a second revocation keeps the first time. */
+export const REVOKE_KEY = new RedisScript(`
+local digest = redis.call('GET', KEYS[1])
+if not digest then return false end
+local key = ARGV[1] .. digest
+redis.call('HSETNX', key, 'revokedAt', ARGV[2])
+return redis.call('HGETALL', key)`);
+
+/** KEYS: a key-id zset. ARGV: key-id prefix, key record prefix, start, stop. → a page of keys, in creation order. */
+export const LIST_KEYS = new RedisScript(`
+local keys = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[3], ARGV[4])) do
+  local digest = redis.call('GET', ARGV[1] .. id)
+  if digest then keys[#keys + 1] = redis.call('HGETALL', ARGV[2] .. digest) end
+end
+return keys`);
+
+/** KEYS: key-id indexes. ARGV: key record prefix, time. Never moves lastUsedAt backwards. */
+export const MARK_KEYS_USED = new RedisScript(`
+local at = tonumber(ARGV[2])
+for _, idKey in ipairs(KEYS) do
+  local digest = redis.call('GET', idKey)
+  if digest then
+    local key = ARGV[1] .. digest
+    local last = tonumber(redis.call('HGET', key, 'lastUsedAt'))
+    if last == nil or at > last then redis.call('HSET', key, 'lastUsedAt', ARGV[2]) end
+  end
+end
+return 0`);
+
+/** KEYS: day hash, days zset. ARGV: requests, prompt tokens, completion tokens, day, ttl seconds, oldest day kept. */
+export const ADD_USAGE = new RedisScript(`
+redis.call('HINCRBY', KEYS[1], 'requests', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'promptTokens', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'completionTokens', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('ZADD', KEYS[2], 0, ARGV[4])
+redis.call('ZREMRANGEBYLEX', KEYS[2], '-', '(' .. ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+return 0`);
+
+/** KEYS: days zset. ARGV: usage prefix, first day, last day. → {day, requests, prompt, completion} per day. */
+export const USAGE_BY_DAY = new RedisScript(`
+local rows = {}
+for _, day in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], '[' .. ARGV[2], '[' .. ARGV[3])) do
+  local v = redis.call('HMGET', ARGV[1] .. day, 'requests', 'promptTokens', 'completionTokens')
+  if v[1] then rows[#rows + 1] = {day, v[1], v[2], v[3]} end
+end
+return rows`);

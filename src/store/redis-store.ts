@@ -1,0 +1,175 @@
+// The Store on Redis (REDIS_URL), shared by every worker and machine. Layout: redis-keys.ts;
+// every change that touches several keys is one Lua script (redis-scripts.ts), so concurrent
+// writers cannot leave an index half-written. The auth lookup is one round trip.
+import { randomBytes } from 'node:crypto';
+import type { RedisConfig } from '../config/config-types.ts';
+import { isPlausibleEmail, normaliseEmail } from './email.ts';
+import { newId } from './ids.ts';
+import { closeRedis, connectRedis, type RedisClient, type RedisClientOptions } from './redis-connection.ts';
+import { ACCOUNT_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
+import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
+import {
+  ACCOUNT_BY_EMAIL, ADD_USAGE, CREATE_ACCOUNT, CREATE_KEY, FIND_KEY, LIST_KEYS, MARK_KEYS_USED, REVOKE_KEY, USAGE_BY_DAY,
+} from './redis-scripts.ts';
+import type {
+  Account, AccountStatus, ApiKeyRecord, KeyWithAccount, NewKey, Store, UsageDelta, UsageRow,
+} from './store.ts';
+
+const USAGE_RETENTION_DAYS = 400;
+const DAY_MS = 86_400_000;
+// Listing reads keys in pages so that one script never holds Redis up for long.
+const LIST_PAGE = 500;
+// Commands sent at once. Each one's deadline runs from when it is sent, so thousands queued behind
+// each other would time out although Redis is healthy.
+const BATCH = 100;
+
+export class RedisStore implements Store {
+  /** The command connection; key-events publishes on it. */
+  readonly client: RedisClient;
+  #secret: Buffer | undefined;
+
+  private constructor(client: RedisClient) {
+    this.client = client;
+  }
+
+  /** Connects (failing fast when Redis cannot be reached); later outages are survived by reconnecting. */
+  static async connect(config: RedisConfig, options: RedisClientOptions = {}): Promise<RedisStore> {
+    return new RedisStore(await connectRedis(config, options));
+  }
+
+  async keySecret(): Promise<Buffer> {
+    if (this.#secret === undefined) {
+      // Set-if-absent then read: processes starting together agree on one secret.
+      await this.client.hsetnx(storeKeys.meta, 'keySecret', randomBytes(32).toString('hex'));
+      const hex = await this.client.hget(storeKeys.meta, 'keySecret');
+      if (hex === null || !/^[0-9a-f]{64}$/.test(hex)) throw new Error('the key secret is missing from the store');
+      this.#secret = Buffer.from(hex, 'hex');
+    }
+    return Buffer.from(this.#secret);
+  }
+
+  async countAccounts(): Promise<number> {
+    return this.client.scard(storeKeys.accounts);
+  }
+
+  async createAccount(email: string, options: { isAdmin?: boolean } = {}): Promise<Account> {
+    if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
+    const normalised = normaliseEmail(email);
+    const id = newId('acct_');
+    const reply = await CREATE_ACCOUNT.run(
+      this.client,
+      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id)],
+      [ACCOUNT_PREFIX, id, ...accountFields(id, normalised, options.isAdmin === true, Date.now())],
+    );
+    return toAccount(fieldsOf(reply));
+  }
+
+  async findAccountByEmail(email: string): Promise<Account | undefined> {
+    return this.#accountByEmail(email, []);
+  }
+
+  async findAccountById(id: string): Promise<Account | undefined> {
+    const fields = await this.client.hgetall(storeKeys.account(id));
+    return Object.keys(fields).length === 0 ? undefined : toAccount(fields);
+  }
+
+  async setAccountStatus(email: string, status: AccountStatus): Promise<Account | undefined> {
+    return this.#accountByEmail(email, ['status', status]);
+  }
+
+  async setAccountAdmin(email: string, isAdmin: boolean): Promise<Account | undefined> {
+    return this.#accountByEmail(email, ['isAdmin', isAdmin ? '1' : '0']);
+  }
+
+  async createKey(key: NewKey): Promise<ApiKeyRecord> {
+    const id = newId('key_');
+    const reply = await CREATE_KEY.run(
+      this.client,
+      [
+        storeKeys.key(key.digest), storeKeys.keyId(id), storeKeys.account(key.accountId),
+        storeKeys.keys, storeKeys.accountKeys(key.accountId), storeKeys.keySequence,
+      ],
+      [key.digest, id, ...keyFields(id, key, Date.now())],
+    );
+    return toKey(fieldsOf(reply));
+  }
+
+  async findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined> {
+    const reply = await FIND_KEY.run(this.client, [storeKeys.key(digest)], [ACCOUNT_PREFIX]);
+    if (!Array.isArray(reply)) return undefined;
+    return Object.freeze({ key: toKey(fieldsOf(reply[0])), account: toAccount(fieldsOf(reply[1])) });
+  }
+
+  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+    const index = accountId === undefined ? storeKeys.keys : storeKeys.accountKeys(accountId);
+    const keys: ApiKeyRecord[] = [];
+    for (let start = 0; ; start += LIST_PAGE) {
+      const page = await LIST_KEYS.run(this.client, [index], [KEY_ID_PREFIX, KEY_RECORD_PREFIX, start, start + LIST_PAGE - 1]);
+      if (!Array.isArray(page)) throw new TypeError('expected a list of keys from Redis');
+      for (const record of page) keys.push(toKey(fieldsOf(record)));
+      if (page.length < LIST_PAGE) return keys;
+    }
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const reply = await REVOKE_KEY.run(this.client, [storeKeys.keyId(keyId)], [KEY_RECORD_PREFIX, Date.now()]);
+    return reply === null ? undefined : toKey(fieldsOf(reply));
+  }
+
+  async markKeysUsed(keyIds: readonly string[], at: number): Promise<void> {
+    if (keyIds.length === 0) return;
+    await MARK_KEYS_USED.run(this.client, keyIds.map(storeKeys.keyId), [KEY_RECORD_PREFIX, at]);
+  }
+
+  /**
+   * One script per key and day (they may live on different Cluster nodes). A failed batch is retried
+   * whole by the caller, so after a timeout some deltas may count twice: usage is at-least-once.
+   */
+  async addUsage(deltas: readonly UsageDelta[]): Promise<void> {
+    const ttlSeconds = USAGE_RETENTION_DAYS * 86_400;
+    await inBatches(deltas, (d) => {
+      const prefix = usagePrefix(d.keyId);
+      return ADD_USAGE.run(
+        this.client,
+        [prefix + d.day, `${prefix}days`],
+        [d.requests, d.promptTokens, d.completionTokens, d.day, ttlSeconds, dayBefore(d.day, USAGE_RETENTION_DAYS)],
+      );
+    });
+  }
+
+  async usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
+    const perKey = await inBatches([...new Set(keyIds)], async (keyId) => {
+      const prefix = usagePrefix(keyId);
+      const rows = await USAGE_BY_DAY.run(this.client, [`${prefix}days`], [prefix, fromDay, toDay]);
+      return Array.isArray(rows) ? rows.map((row) => toUsage(keyId, row)) : [];
+    });
+    return perKey.flat().sort((a, b) => compare(a.day, b.day) || compare(a.keyId, b.keyId));
+  }
+
+  async close(): Promise<void> {
+    await closeRedis(this.client);
+  }
+
+  async #accountByEmail(email: string, change: [field: string, value: string] | []): Promise<Account | undefined> {
+    const reply = await ACCOUNT_BY_EMAIL.run(this.client, [storeKeys.accountEmail(normaliseEmail(email))], [ACCOUNT_PREFIX, ...change]);
+    return reply === null ? undefined : toAccount(fieldsOf(reply));
+  }
+}
+
+async function inBatches<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += BATCH) {
+    results.push(...await Promise.all(items.slice(start, start + BATCH).map(run)));
+  }
+  return results;
+}
+
+/** The day `days` before `day` (both YYYY-MM-DD): older days drop out of a key's day index. */
+function dayBefore(day: string, days: number): string {
+  const time = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(time) ? '' : new Date(time - days * DAY_MS).toISOString().slice(0, 10);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

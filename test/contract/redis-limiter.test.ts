@@ -1,0 +1,104 @@
+// RedisLimiter passes the shared contract, and what only a shared store can promise: limiter
+// instances on separate connections admit exactly the capacity together, every key expires, a
+// denial writes nothing, and all of a request's keys hash to one Cluster slot.
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_LIMITS } from '../../src/config/default-config.ts';
+import { limiterKeys } from '../../src/ratelimit/rate-limit-script.ts';
+import { RedisLimiter } from '../../src/ratelimit/redis-limiter.ts';
+import { startRedis, type TestRedis } from '../helpers/redis-server.ts';
+import { type LimiterOptions, runLimiterContract, subject } from './limiter-contract.ts';
+
+// Longer than the 50 ms default so that a busy test machine cannot time out healthy calls.
+const COMMAND_TIMEOUT_MS = 250;
+
+let redis: TestRedis;
+let admin: Redis;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = new Redis(redis.url);
+});
+
+afterAll(async () => {
+  admin.disconnect();
+  await redis.stop();
+});
+
+async function open(options: LimiterOptions = {}): Promise<RedisLimiter> {
+  return RedisLimiter.open(
+    { url: redis.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, connectTimeoutMs: 1_000 },
+    { settings: { ...DEFAULT_LIMITS, ...options.settings }, leaseMs: options.slotExpiryMs, maxHoldMs: options.slotExpiryMs },
+  );
+}
+
+runLimiterContract('RedisLimiter', open);
+
+describe('RedisLimiter on one shared Redis', () => {
+  const opened: RedisLimiter[] = [];
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await Promise.all(opened.splice(0).map((limiter) => limiter.close()));
+  });
+
+  async function fleet(size: number, options: LimiterOptions = {}): Promise<RedisLimiter[]> {
+    const limiters = await Promise.all(Array.from({ length: size }, () => open(options)));
+    opened.push(...limiters);
+    return limiters;
+  }
+
+  it('3 instances on separate connections admit exactly 50 of 300 concurrent requests, every run', async () => {
+    const limiters = await fleet(3, { settings: { concurrency: 1000 } });
+    for (let run = 0; run < 10; run += 1) {
+      const who = subject({ rpm: 50, tpm: 1_000_000 });
+      const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => limiters[i % 3]!.acquire(who, 1)));
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(50);
+      expect(decisions.some((decision) => decision.degraded)).toBe(false);
+    }
+  });
+
+  it('is immune to the gateway clock: ±30 s skew changes no decision', async () => {
+    const [limiter] = await fleet(1);
+    const who = subject({ rpm: 3, tpm: 1_000_000 });
+    const realNow = Date.now;
+    for (const skew of [30_000, -30_000, 30_000]) {
+      vi.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
+      expect((await limiter!.acquire(who, 1)).allowed).toBe(true);
+    }
+    expect((await limiter!.acquire(who, 1)).allowed).toBe(false);
+  });
+
+  it('gives every key it writes an expiry: time to full plus a margin, or the slot lease', async () => {
+    const [limiter] = await fleet(1, { settings: { concurrency: 4, account: { rpm: 20, tpm: 1_000_000 } } });
+    const who = subject({ rpm: 10, tpm: 1_000_000 });
+    const { lease } = await limiter!.acquire(who, 1);
+    const [keyBuckets, slots, accountBuckets] = limiterKeys(who);
+    const ttl = async (key: string) => admin.pttl(key);
+    expect(await ttl(keyBuckets)).toBeGreaterThan(6_000 - 100); // one request of 10/min: 6 s to full
+    expect(await ttl(keyBuckets)).toBeLessThanOrEqual(6_000 + 1_000);
+    expect(await ttl(accountBuckets)).toBeGreaterThan(3_000 - 100);
+    expect(await ttl(accountBuckets)).toBeLessThanOrEqual(3_000 + 1_000);
+    expect(await ttl(slots)).toBeGreaterThan(29_000);
+    expect(await ttl(slots)).toBeLessThanOrEqual(30_000 + 1_000);
+    await limiter!.settle(lease!, 1);
+    expect(await admin.exists(slots)).toBe(0);
+  });
+
+  it('writes nothing when it denies (requests, tokens, concurrency, never-fits)', async () => {
+    const [limiter] = await fleet(1, { settings: { concurrency: 1, account: { rpm: 100, tpm: 1_000_000 } } });
+    const who = subject({ rpm: 1, tpm: 1_000 });
+    const keys = limiterKeys(who);
+    const snapshot = () => Promise.all(keys.map((key) => admin.dumpBuffer(key).then((dump) => dump?.toString('hex') ?? null)));
+    await limiter!.acquire(who, 10);
+    const before = await snapshot();
+    const ttlBefore = await admin.pttl(keys[0]);
+    for (const tokens of [1, 5_000, 10]) expect((await limiter!.acquire(who, tokens)).allowed).toBe(false);
+    expect(await snapshot()).toEqual(before);
+    expect(await admin.pttl(keys[0])).toBeLessThanOrEqual(ttlBefore);
+  });
+
+  it('names all of a request\'s keys under the account\'s hash tag (one Cluster slot)', () => {
+    const keys = limiterKeys({ keyId: 'key_0123', accountId: 'acct_4567' });
+    expect(keys).toEqual(['munja:rl:v1:{acct_4567}:key:key_0123', 'munja:rl:v1:{acct_4567}:key:key_0123:slots', 'munja:rl:v1:{acct_4567}:account']);
+  });
+});

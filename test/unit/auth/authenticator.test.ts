@@ -1,0 +1,112 @@
+// The auth cache and key events: what a forget drops, lookups shared while in flight, and no stale
+// record cached by a lookup that raced a forget.
+import { describe, expect, it } from 'vitest';
+import { digestApiKey, generateApiKey } from '../../../src/auth/api-key.ts';
+import { Authenticator } from '../../../src/auth/authenticator.ts';
+import type { KeyWithAccount, Store } from '../../../src/store/store.ts';
+
+const SECRET = Buffer.alloc(32, 7);
+
+function record(keyId: string, accountId: string, revoked = false): KeyWithAccount {
+  return {
+    key: {
+      id: keyId, accountId, name: '', prefix: 'sk_munja_abcd', lastFour: 'wxyz', models: null,
+      limits: { rpm: null, tpm: null }, createdAt: 0, lastUsedAt: null, revokedAt: revoked ? 1 : null,
+    },
+    account: { id: accountId, email: `${accountId}@example.com`, status: 'active', isAdmin: false, createdAt: 0 },
+  };
+}
+
+/** A store whose records the test changes, counting lookups; `gate` holds lookups until released. */
+function fakeStore() {
+  const records = new Map<string, KeyWithAccount>();
+  let gate: Promise<void> | undefined;
+  const state = { lookups: 0, records, hold(): () => void {
+    let release!: () => void;
+    gate = new Promise((resolve) => { release = resolve; });
+    return () => { gate = undefined; release(); };
+  } };
+  const store = {
+    async findKeyByDigest(digest: string) {
+      state.lookups++;
+      const found = records.get(digest);
+      await gate;
+      return found;
+    },
+  } as Partial<Store> as Store;
+  return { store, state };
+}
+
+function setUp(cacheTtlMs = 10_000) {
+  const { store, state } = fakeStore();
+  const auth = new Authenticator({ store, secret: SECRET, defaultLimits: { rpm: 1, tpm: 1 }, cacheTtlMs });
+  const add = (keyId: string, accountId: string) => {
+    const key = generateApiKey();
+    state.records.set(digestApiKey(key, SECRET), record(keyId, accountId));
+    return { key, revoke: () => state.records.set(digestApiKey(key, SECRET), record(keyId, accountId, true)) };
+  };
+  const outcome = (key: string) => auth.authenticate(`Bearer ${key}`).then(() => 'ok', (error: { code: string }) => error.code);
+  return { auth, state, add, outcome };
+}
+
+describe('Authenticator and key events', () => {
+  it('caches, and a key event drops only the entries it concerns', async () => {
+    const { auth, state, add, outcome } = setUp();
+    const one = add('key_1', 'acct_a');
+    const two = add('key_2', 'acct_a');
+    const three = add('key_3', 'acct_b');
+    for (const { key } of [one, two, three]) expect(await outcome(key)).toBe('ok');
+    one.revoke();
+    two.revoke();
+    three.revoke();
+    expect(state.lookups).toBe(3);
+
+    auth.forget({ kind: 'key', keyId: 'key_1' });
+    expect([await outcome(one.key), await outcome(two.key), await outcome(three.key)]).toEqual(['invalid_api_key', 'ok', 'ok']);
+    auth.forget({ kind: 'account', accountId: 'acct_a' });
+    expect([await outcome(two.key), await outcome(three.key)]).toEqual(['invalid_api_key', 'ok']);
+    auth.forget({ kind: 'all' });
+    expect(await outcome(three.key)).toBe('invalid_api_key');
+  });
+
+  it('shares one lookup between concurrent requests for the same key', async () => {
+    const { state, add, outcome } = setUp();
+    const { key } = add('key_1', 'acct_a');
+    const release = state.hold();
+    const outcomes = Array.from({ length: 50 }, () => outcome(key));
+    release();
+    expect(await Promise.all(outcomes)).toEqual(Array(50).fill('ok'));
+    expect(state.lookups).toBe(1);
+  });
+
+  it('does not cache what a lookup read before a forget that happened while it was in flight', async () => {
+    const { auth, state, add, outcome } = setUp();
+    const { key, revoke } = add('key_1', 'acct_a');
+    const release = state.hold();
+    const before = outcome(key);
+    revoke();
+    auth.forget({ kind: 'key', keyId: 'key_1' });
+    release();
+    expect(await before).toBe('ok'); // it was read before the revocation
+    expect(await outcome(key)).toBe('invalid_api_key');
+  });
+
+  it('caches for 10 s at most, whatever it is given', async () => {
+    const { state, add, outcome } = setUp(60_000);
+    const { key } = add('key_1', 'acct_a');
+    const realNow = Date.now;
+    try {
+      const start = realNow();
+      Date.now = () => start;
+      await outcome(key);
+      Date.now = () => start + 9_999;
+      await outcome(key);
+      expect(state.lookups).toBe(1);
+      Date.now = () => start + 10_001;
+      await outcome(key);
+      expect(state.lookups).toBe(2);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+});

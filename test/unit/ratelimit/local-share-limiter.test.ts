@@ -1,0 +1,64 @@
+// While Redis is away each instance enforces limit / expectedInstances: never unlimited, never
+// "429 everything", and a request that fits the real limit is never told "do not retry".
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LimitsConfig } from '../../../src/config/config-types.ts';
+import { DEFAULT_LIMITS } from '../../../src/config/default-config.ts';
+import { localShare, policyResolver } from '../../../src/ratelimit/limit-policy.ts';
+import { LocalShareLimiter } from '../../../src/ratelimit/local-share-limiter.ts';
+
+const limiters: LocalShareLimiter[] = [];
+afterEach(async () => {
+  await Promise.all(limiters.splice(0).map((limiter) => limiter.close()));
+});
+
+function make(settings: Partial<LimitsConfig>, now = () => 1_000_000): LocalShareLimiter {
+  const limiter = new LocalShareLimiter({ ...DEFAULT_LIMITS, ...settings }, { now });
+  limiters.push(limiter);
+  return limiter;
+}
+
+const who = (rpm: number, tpm: number) => ({ keyId: 'key_a', accountId: 'acct_a', limits: { rpm, tpm } });
+
+describe('local share', () => {
+  it('divides every limit by the expected instances, rounding up, at least 1', () => {
+    const policy = policyResolver({ ...DEFAULT_LIMITS, concurrency: 10, account: { rpm: 7, tpm: 100 } })(who(50, 1000));
+    expect(localShare(policy, 3)).toEqual({ key: { rpm: 17, tpm: 334 }, account: { rpm: 3, tpm: 34 }, concurrency: 4, failClosed: false });
+    expect(localShare(policy, 1000).key).toEqual({ rpm: 1, tpm: 1 });
+  });
+
+  it('admits the share, marked degraded', async () => {
+    const limiter = make({ expectedInstances: 3 });
+    const decisions = await Promise.all(Array.from({ length: 12 }, () => limiter.acquire(who(30, 100_000), 1)));
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(10);
+    expect(decisions.every((decision) => decision.degraded)).toBe(true);
+    expect(decisions[0]!.requests.limit).toBe(10);
+  });
+
+  it('admits a request larger than the share but within the limit on a full bucket, then bills the rest as debt', async () => {
+    let now = 1_000_000;
+    const limiter = make({ expectedInstances: 4 }, () => now);
+    const first = await limiter.acquire(who(100, 1000), 600); // share: 250 tokens
+    expect(first.allowed).toBe(true);
+    expect(first.lease!.reservedTokens).toBe(250);
+    await limiter.settle(first.lease!, 600); // 350 tokens of debt
+    const next = await limiter.acquire(who(100, 1000), 10);
+    expect(next.retryAfterMs).toBe(Math.ceil((360 * 60_000) / 250));
+    now += next.retryAfterMs;
+    expect((await limiter.acquire(who(100, 1000), 10)).allowed).toBe(true);
+  });
+
+  it('still answers "never" to a request over the real limit', async () => {
+    const decision = await make({ expectedInstances: 4 }).acquire(who(100, 1000), 1001);
+    expect(decision.retryAfterMs).toBe(Infinity);
+  });
+});
+
+describe('fail-closed resolution', () => {
+  it('applies failMode to all, failClosed to the listed keys and accounts', () => {
+    const open = policyResolver({ ...DEFAULT_LIMITS, failClosed: ['key_b', 'acct_c'] });
+    expect(open(who(1, 1)).failClosed).toBe(false);
+    expect(open({ ...who(1, 1), keyId: 'key_b' }).failClosed).toBe(true);
+    expect(open({ ...who(1, 1), accountId: 'acct_c' }).failClosed).toBe(true);
+    expect(policyResolver({ ...DEFAULT_LIMITS, failMode: 'closed' })(who(1, 1)).failClosed).toBe(true);
+  });
+});

@@ -1,0 +1,154 @@
+// Redis trouble never hangs a request: killed, paused (slow or black-holed) or its script cache
+// flushed, the limiter answers within its deadline — from the local share, or 503 for subjects that
+// fail closed — and shared limiting resumes by itself. Slots of a holder that is gone come back.
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { LimitsConfig } from '../../../src/config/config-types.ts';
+import { DEFAULT_LIMITS } from '../../../src/config/default-config.ts';
+import { ApiError } from '../../../src/errors/api-error.ts';
+import { RedisLimiter } from '../../../src/ratelimit/redis-limiter.ts';
+import { subject } from '../../contract/limiter-contract.ts';
+import { startRedis, type TestRedis } from '../../helpers/redis-server.ts';
+
+// Longer than the 50 ms default so that a busy test machine cannot time out healthy calls; the
+// bounds below are about hanging, not speed.
+const COMMAND_TIMEOUT_MS = 100;
+const HANG_BOUND_MS = COMMAND_TIMEOUT_MS + 150;
+
+let redis: TestRedis;
+let admin: Redis;
+const opened: RedisLimiter[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = new Redis(redis.url, { lazyConnect: true });
+  admin.on('error', () => {}); // it reconnects by itself across the kills below
+  await admin.connect();
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((limiter) => limiter.close()));
+});
+
+afterAll(async () => {
+  admin.disconnect();
+  await redis.stop();
+});
+
+async function open(settings: Partial<LimitsConfig> = {}, leaseMs?: number): Promise<RedisLimiter> {
+  const limiter = await RedisLimiter.open(
+    { url: redis.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, connectTimeoutMs: 500 },
+    { settings: { ...DEFAULT_LIMITS, ...settings }, leaseMs },
+  );
+  opened.push(limiter);
+  return limiter;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - start };
+}
+
+async function until(check: () => Promise<boolean>, withinMs: number): Promise<number> {
+  const start = performance.now();
+  while (!(await check())) {
+    if (performance.now() - start > withinMs) throw new Error(`not within ${withinMs} ms`);
+    await sleep(25);
+  }
+  return performance.now() - start;
+}
+
+describe('RedisLimiter under Redis faults', () => {
+  it('recovers from SCRIPT FLUSH (NOSCRIPT) and goes back to one EVALSHA per decision', async () => {
+    const limiter = await open();
+    const who = subject({ rpm: 1000, tpm: 1_000_000 });
+    expect((await limiter.acquire(who, 1)).degraded).toBe(false);
+    await admin.script('FLUSH');
+    expect(await limiter.acquire(who, 1)).toMatchObject({ allowed: true, degraded: false });
+    const calls = async () => {
+      const stats = await admin.info('commandstats');
+      const count = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      return { eval: count('eval'), evalsha: count('evalsha') };
+    };
+    const before = await calls();
+    for (let i = 0; i < 20; i += 1) await limiter.acquire(who, 1);
+    const after = await calls();
+    expect(after.eval - before.eval).toBe(0);
+    expect(after.evalsha - before.evalsha).toBe(20);
+    expect(limiter.metrics.backendErrors).toBe(0);
+  });
+
+  it('killed: answers at once from the local share (or 503 where it fails closed); restarted: shared again', async () => {
+    const limiter = await open({ expectedInstances: 3, failClosed: ['acct_strict'] });
+    const before = await limiter.acquire(subject({ rpm: 30, tpm: 1_000_000 }), 10);
+    await redis.kill();
+    try {
+      const who = subject({ rpm: 30, tpm: 1_000_000 });
+      const answers = [];
+      for (let i = 0; i < 12; i += 1) answers.push(await timed(() => limiter.acquire(who, 10)));
+      expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(HANG_BOUND_MS);
+      expect(answers.every((answer) => answer.value.degraded)).toBe(true);
+      expect(answers.filter((answer) => answer.value.allowed)).toHaveLength(10); // 30 / 3 instances
+      const strict = await timed(() => limiter.acquire(subject({ rpm: 30, tpm: 1_000 }, 'acct_strict'), 1).catch((error: unknown) => error));
+      expect(strict.value).toBeInstanceOf(ApiError);
+      expect(strict.value).toMatchObject({ code: 'limiter_unavailable', status: 503 });
+      expect(strict.ms).toBeLessThan(HANG_BOUND_MS);
+      expect((await timed(() => limiter.settle(before.lease!, 10))).ms).toBeLessThan(HANG_BOUND_MS);
+      expect(limiter.metrics).toMatchObject({ localDecisions: 12, failedClosed: 1 });
+    } finally {
+      await redis.restart();
+    }
+    const resumedMs = await until(async () => !(await limiter.acquire(subject({ rpm: 30, tpm: 1_000 }), 1)).degraded, 5_000);
+    expect(resumedMs).toBeLessThan(5_000);
+  });
+
+  it('slow or black-holed: each call gives up at its deadline, the next ones go local at once, then it recovers', async () => {
+    const limiter = await open();
+    const who = subject({ rpm: 1000, tpm: 1_000_000 });
+    await limiter.acquire(who, 1);
+    // Long enough for the limiter to give up on the silent connection and reopen it.
+    await admin.call('CLIENT', 'PAUSE', '3000', 'ALL');
+    const paused = performance.now();
+    const first = await timed(() => limiter.acquire(who, 1));
+    expect(first.value.degraded).toBe(true);
+    expect(first.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 5);
+    expect(first.ms).toBeLessThan(HANG_BOUND_MS);
+    const next = await timed(() => limiter.acquire(who, 1));
+    expect(next.value.degraded).toBe(true);
+    expect(next.ms).toBeLessThan(20);
+    while (performance.now() - paused < 2_800) {
+      const answer = await timed(() => limiter.acquire(who, 1));
+      expect(answer.value.degraded).toBe(true);
+      expect(answer.ms).toBeLessThan(HANG_BOUND_MS);
+      await sleep(20);
+    }
+    expect(limiter.metrics.backendErrors).toBeGreaterThanOrEqual(2);
+    await until(async () => !(await limiter.acquire(who, 1)).degraded, 5_000);
+  });
+
+  it('gives back the slots of a holder that died, but not those of one that lives', async () => {
+    const settings = { concurrency: 1 };
+    const holder = await open(settings, 300);
+    const observer = await open(settings, 300);
+    const alive = subject({ rpm: 1000, tpm: 1_000_000 });
+    const dying = subject({ rpm: 1000, tpm: 1_000_000 });
+    expect((await holder.acquire(alive, 1)).allowed).toBe(true);
+    const dyingHolder = await open(settings, 300);
+    expect((await dyingHolder.acquire(dying, 1)).allowed).toBe(true);
+    await dyingHolder.close(); // no settle, no more renewals: as if the process had died
+    await until(async () => (await observer.acquire(dying, 1)).allowed, 2_000);
+    await sleep(600);
+    expect((await observer.acquire(alive, 1)).limitedBy?.name).toBe('concurrency');
+  });
+
+  it('lets Redis keep the time: the production call passes no clock to the script', () => {
+    const source = readFileSync(new URL('../../../src/ratelimit/redis-limiter.ts', import.meta.url), 'utf8');
+    const calls = [...source.matchAll(/#script\.(acquire|settle|renew)\(([^)]*)\)/g)];
+    expect(calls.map((call) => call[1]).sort()).toEqual(['acquire', 'renew', 'settle']);
+    const arity = { acquire: 5, settle: 4, renew: 4 } as Record<string, number>;
+    for (const [, name, args] of calls) expect(args!.split(',').length, name).toBe(arity[name!]);
+  });
+});

@@ -1,0 +1,162 @@
+// What the Redis store adds to the contract: instances share one store, changes reach every
+// instance's auth cache by pub/sub, and the CLI works against Redis.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Authenticator } from '../../../src/auth/authenticator.ts';
+import { digestApiKey } from '../../../src/auth/api-key.ts';
+import { createApiKey } from '../../../src/auth/create-key.ts';
+import type { RedisConfig } from '../../../src/config/config-types.ts';
+import type { KeyEvent } from '../../../src/store/key-events.ts';
+import { openStore } from '../../../src/store/open-store.ts';
+import type { StoreWithEvents } from '../../../src/store/publishing-store.ts';
+import { startRedis, type TestRedis } from '../../helpers/redis-server.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const LIMITS = { rpm: 600, tpm: 1_000_000 };
+
+let redis: TestRedis;
+let admin: Redis;
+let config: RedisConfig;
+const opened: { close(): Promise<void> }[] = [];
+
+async function open(): Promise<StoreWithEvents> {
+  const store = await openStore({ dataDir: '/nonexistent', redis: config });
+  opened.push(store);
+  return store;
+}
+
+/** Polls until `check` holds; returns how long that took, or throws after `withinMs`. */
+async function until(check: () => boolean | Promise<boolean>, withinMs: number): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    const held = await check();
+    const afterMs = performance.now() - start;
+    if (held) return afterMs;
+    if (afterMs > withinMs) throw new Error(`not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The error code auth answers for this key, or 'ok'. */
+function outcome(auth: Authenticator, key: string): Promise<string> {
+  return auth.authenticate(`Bearer ${key}`).then(() => 'ok', (error: { code: string }) => error.code);
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = new Redis(redis.url, { lazyConnect: true });
+  await admin.connect();
+  config = { url: redis.url, commandTimeoutMs: 1_000, connectTimeoutMs: 1_000 };
+});
+
+afterAll(async () => {
+  admin.disconnect();
+  await redis.stop();
+});
+
+beforeEach(async () => {
+  await admin.flushall();
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+describe('RedisStore', () => {
+  it('is one store for every instance: a key created by one is found by another', async () => {
+    const [one, two] = [await open(), await open()];
+    const created = await createApiKey(one, { accountEmail: 'ana@example.com', createAccount: true });
+    expect((await two.keySecret()).equals(await one.keySecret())).toBe(true);
+    const found = await two.findKeyByDigest(digestApiKey(created.key, await two.keySecret()));
+    expect(found).toEqual({ key: created.record, account: created.account });
+  });
+
+  it('keeps its indexes whole under concurrent creators', async () => {
+    const stores = [await open(), await open(), await open()];
+    const accounts = await Promise.all(Array.from({ length: 30 }, (_, i) => stores[i % 3]!.createAccount('Same@Example.com')));
+    expect(new Set(accounts.map((account) => account.id)).size).toBe(1);
+    expect(await stores[1]!.countAccounts()).toBe(1);
+    await Promise.all(Array.from({ length: 30 }, (_, i) => createApiKey(stores[i % 3]!, { accountEmail: 'same@example.com' })));
+    expect(await stores[2]!.listKeys(accounts[0]!.id)).toHaveLength(30);
+    expect(await stores[0]!.listKeys()).toHaveLength(30);
+  });
+
+  it('lists more keys than one page, in creation order', async () => {
+    const store = await open();
+    const account = await store.createAccount('ana@example.com');
+    const ids: string[] = [];
+    for (let i = 0; i < 520; i++) ids.push((await createApiKey(store, { accountEmail: account.email, name: `k${i}` })).record.id);
+    expect((await store.listKeys()).map((key) => key.id)).toEqual(ids);
+  });
+
+  it('gives usage counters an expiry and account and key records none', async () => {
+    const store = await open();
+    const { record } = await createApiKey(store, { accountEmail: 'ana@example.com', createAccount: true });
+    await store.addUsage([{ keyId: record.id, day: '2026-01-01', requests: 1, promptTokens: 2, completionTokens: 3 }]);
+    for (const key of await admin.keys('munja:*')) {
+      const ttl = await admin.ttl(key);
+      if (key.startsWith('munja:usage:')) expect(ttl, key).toBeGreaterThan(399 * 86_400);
+      else expect(ttl, key).toBe(-1);
+    }
+  });
+});
+
+describe('key events', () => {
+  it('a revocation reaches a subscriber on another connection within 1 s', async () => {
+    const [writer, reader] = [await open(), await open()];
+    const received: KeyEvent[] = [];
+    await reader.events.subscribe((event) => received.push(event));
+    const { record } = await createApiKey(writer, { accountEmail: 'ana@example.com', createAccount: true });
+    await writer.revokeKey(record.id);
+    await until(() => received.length > 0, 1_000);
+    expect(received).toEqual([{ kind: 'key', keyId: record.id }]);
+  });
+
+  it('another instance’s auth cache drops revoked keys and suspended accounts within 1 s, despite a 10 s TTL', async () => {
+    const [writer, server] = [await open(), await open()];
+    const auth = new Authenticator({ store: server, secret: await server.keySecret(), defaultLimits: LIMITS, cacheTtlMs: 10_000 });
+    await server.events.subscribe((event) => auth.forget(event));
+    const first = await createApiKey(writer, { accountEmail: 'ana@example.com', createAccount: true });
+    const second = await createApiKey(writer, { accountEmail: 'ana@example.com' });
+    await auth.authenticate(`Bearer ${first.key}`);
+    await auth.authenticate(`Bearer ${second.key}`);
+
+    await writer.setAccountStatus('ana@example.com', 'suspended');
+    await until(async () => (await outcome(auth, second.key)) === 'account_suspended', 1_000);
+    await writer.setAccountStatus('ana@example.com', 'active');
+    await until(async () => (await outcome(auth, second.key)) === 'ok', 1_000);
+
+    await writer.revokeKey(first.record.id);
+    await until(async () => (await outcome(auth, first.key)) === 'invalid_api_key', 1_000);
+    expect(await outcome(auth, second.key)).toBe('ok');
+  });
+
+  it('the CLI works against Redis: a key it creates is found, and its revocation is announced', async () => {
+    const store = await open();
+    const received: KeyEvent[] = [];
+    await store.events.subscribe((event) => received.push(event));
+
+    const created = JSON.parse(await munja('keys', 'create', '--account', 'cli@example.com', '--json')) as { id: string; key: string };
+    const found = await store.findKeyByDigest(digestApiKey(created.key, await store.keySecret()));
+    expect(found?.key.id).toBe(created.id);
+    expect(found?.account.email).toBe('cli@example.com');
+
+    await munja('keys', 'revoke', created.id, '--json');
+    expect((await store.findKeyByDigest(digestApiKey(created.key, await store.keySecret())))?.key.revokedAt).toBeTypeOf('number');
+    await until(() => received.length > 0, 1_000);
+    expect(received).toEqual([{ kind: 'key', keyId: created.id }]);
+  });
+});
+
+function munja(...args: string[]): Promise<string> {
+  const env = { ...process.env, REDIS_URL: redis.url, MUNJA_DATA: '/nonexistent/munja-must-not-use-this' };
+  return new Promise((resolve, reject) => {
+    execFile(join(ROOT, 'node_modules/.bin/node'), [join(ROOT, 'src/cli/munja.ts'), ...args], { env, cwd: ROOT }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`munja ${args.join(' ')} failed: ${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
