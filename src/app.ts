@@ -9,6 +9,7 @@ import { HttpServer } from './http/http-server.ts';
 import { MCP_PATH } from './http/request-context.ts';
 import { Router } from './http/router.ts';
 import { Lifecycle } from './lifecycle/lifecycle.ts';
+import { RedisStatus } from './lifecycle/redis-status.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
@@ -41,6 +42,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     cacheTtlMs: config.authCacheTtlMs,
   });
   await store.events.subscribe((event) => auth.forget(event));
+  const redisStatus = store.redis === null ? null : new RedisStatus(store.redis);
   const limiter: Limiter = config.redis
     ? await RedisLimiter.open(config.redis, { settings: config.limits, logger })
     : new MemoryLimiter(config.limits);
@@ -58,7 +60,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     .on('POST', MCP_PATH, (ctx) => mcpPost(mcpDeps, ctx))
     .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(mcpDeps, ctx))
     .on('GET', '/health', health)
-    .on('GET', '/readyz', (ctx) => readiness(lifecycle, ctx));
+    .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   const server = new HttpServer({ router, lifecycle, logger });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
@@ -74,6 +76,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       const drained = await drain;
       lifecycle.phase = 'stopped';
       server.close();
+      redisStatus?.close();
       await Promise.allSettled([engine.close(), pools.close(), usage.close(), limiter.close()]);
       await store.close();
       logger.info({ drained }, 'stopped');

@@ -81,7 +81,14 @@ async function serveOne({ config, io, logger, flush, fatal }: Process): Promise<
       }
       stopping = true;
       logger.info({ signal, inFlight: app.lifecycle.inFlight }, 'draining');
-      app.shutdown().then(() => { flush(); resolve(0); }, (error: unknown) => fatal(error, 'shutdown'));
+      app.shutdown().then(() => {
+        flush();
+        // A worker's IPC channel to the primary would keep it alive; and whatever else still holds
+        // the event loop (a stray socket in a library) must not turn a clean drain into a hang.
+        if (cluster.isWorker) process.disconnect?.();
+        setTimeout(() => process.exit(0), 1_000).unref();
+        resolve(0);
+      }, (error: unknown) => fatal(error, 'shutdown'));
     };
     process.on('SIGTERM', stop);
     // Ctrl-C reaches every process of the group: a worker leaves it to the primary, which sends SIGTERM.

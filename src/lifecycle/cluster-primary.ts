@@ -30,7 +30,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     const worker = cluster.fork(options.env);
     startedAt.set(worker, Date.now());
     worker.on('message', (message: { type?: string }) => {
-      if (message?.type !== 'munja:ready' || waitingForReady === 0) return;
+      if (message?.type !== 'munja:ready') return;
+      logger.info({ workerPid: worker.process.pid }, 'worker ready');
+      if (waitingForReady === 0) return;
       waitingForReady -= 1;
       if (waitingForReady === 0) options.onAllReady();
     });

@@ -16,5 +16,5 @@ export interface StoreSettings {
 export async function openStore(settings: StoreSettings, options: RedisClientOptions = {}): Promise<StoreWithEvents> {
   if (settings.redis === null) return new PublishingStore(SqliteStore.open(settings.dataDir), new LocalKeyEvents());
   const store = await RedisStore.connect(settings.redis, options);
-  return new PublishingStore(store, new RedisKeyEvents(store.client, settings.redis, options));
+  return new PublishingStore(store, new RedisKeyEvents(store.client, settings.redis, options), store.client);
 }

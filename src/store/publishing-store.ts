@@ -1,6 +1,7 @@
 // A Store that announces the changes auth caches must drop (key revoked, account status changed)
 // after each write, so every instance — and the CLI, which opens the same store — tells the others.
 import type { KeyEvent, KeyEvents } from './key-events.ts';
+import type { RedisClient } from './redis-connection.ts';
 import type {
   Account, AccountStatus, ApiKeyRecord, KeyWithAccount, NewKey, Store, UsageDelta, UsageRow,
 } from './store.ts';
@@ -8,15 +9,19 @@ import type {
 /** A Store plus the bus its changes are announced on (subscribe to it to hear other instances). */
 export interface StoreWithEvents extends Store {
   readonly events: KeyEvents;
+  /** The Redis connection behind the store, for health reporting; null for the embedded store. */
+  readonly redis: RedisClient | null;
 }
 
 export class PublishingStore implements StoreWithEvents {
   readonly #store: Store;
   readonly events: KeyEvents;
+  readonly redis: RedisClient | null;
 
-  constructor(store: Store, events: KeyEvents) {
+  constructor(store: Store, events: KeyEvents, redis: RedisClient | null = null) {
     this.#store = store;
     this.events = events;
+    this.redis = redis;
   }
 
   async setAccountStatus(email: string, status: AccountStatus): Promise<Account | undefined> {

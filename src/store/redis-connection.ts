@@ -12,6 +12,8 @@ export interface RedisClientOptions {
   readonly name?: string;
   /** Connection errors (each failed reconnect too). Without it they are ignored: the callers see failed commands. */
   readonly onError?: (error: Error) => void;
+  /** connectRedis: how long to keep trying while Redis is not up yet (default 10 s). */
+  readonly startupBudgetMs?: number;
 }
 
 const RECONNECT_BASE_MS = 50;
@@ -78,21 +80,31 @@ export function createRedisClient(config: RedisConfig, options: RedisClientOptio
 }
 
 /** Creates a client and waits until it is ready; rejects (and gives up) when Redis cannot be reached. */
+// At start Redis may still be coming up (a compose file starting both): keep trying for a while.
+const STARTUP_BUDGET_MS = 10_000;
+const STARTUP_RETRY_MS = 250;
+
 export async function connectRedis(config: RedisConfig, options: RedisClientOptions = {}): Promise<RedisClient> {
-  const client = createRedisClient(config, options);
-  let cause: unknown;
-  const remember = (error: Error) => { cause = error; };
-  client.on('error', remember);
-  try {
-    await client.connect();
-  } catch (error) {
-    client.disconnect();
-    cause ??= error;
-    throw new Error(`cannot connect to Redis at ${redactRedisUrl(config.url)}: ${(cause as Error).message}`, { cause });
-  } finally {
-    client.off('error', remember);
+  const deadline = performance.now() + (options.startupBudgetMs ?? STARTUP_BUDGET_MS);
+  for (;;) {
+    const client = createRedisClient(config, options);
+    let cause: unknown;
+    const remember = (error: Error) => { cause = error; };
+    client.on('error', remember);
+    try {
+      await client.connect();
+      return client;
+    } catch (error) {
+      client.disconnect();
+      cause ??= error;
+      if (performance.now() + STARTUP_RETRY_MS >= deadline) {
+        throw new Error(`cannot connect to Redis at ${redactRedisUrl(config.url)}: ${(cause as Error).message}`, { cause });
+      }
+      await new Promise((resolve) => setTimeout(resolve, STARTUP_RETRY_MS));
+    } finally {
+      client.off('error', remember);
+    }
   }
-  return client;
 }
 
 /** QUIT when connected (replies in flight arrive first), else just drop the connection. */

@@ -9,8 +9,11 @@ export interface TestRedis {
   readonly url: string;
   /** Stops the server (SIGKILL: like a crash) and waits for it to exit. */
   kill(): Promise<void>;
-  /** Starts it again on the same port (empty: nothing is persisted). */
+  /** Starts it again on the same port (empty, unless started with `appendOnlyDir`). */
   restart(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a server that accepts connections but answers nothing, then recovers. */
+  freeze(): void;
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -24,8 +27,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function launch(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
+function launch(port: number, appendOnlyDir: string | undefined): Promise<ChildProcess> {
+  const persistence = appendOnlyDir === undefined
+    ? ['--appendonly', 'no']
+    : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', appendOnlyDir];
+  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', ...persistence, '--protected-mode', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -45,13 +51,14 @@ function launch(port: number): Promise<ChildProcess> {
 async function terminate(child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
   if (child === null || child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
+  child.kill('SIGCONT'); // a frozen server would not act on SIGTERM
   child.kill(signal);
   await exited;
 }
 
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(options: { appendOnlyDir?: string } = {}): Promise<TestRedis> {
   const port = await freePort();
-  let child: ChildProcess | null = await launch(port);
+  let child: ChildProcess | null = await launch(port, options.appendOnlyDir);
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -61,7 +68,13 @@ export async function startRedis(): Promise<TestRedis> {
     },
     async restart() {
       await terminate(child, 'SIGKILL');
-      child = await launch(port);
+      child = await launch(port, options.appendOnlyDir);
+    },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
     },
     async stop() {
       await terminate(child, 'SIGTERM');
