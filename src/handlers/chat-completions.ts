@@ -4,7 +4,7 @@ import type { Config } from '../config/config-types.ts';
 import { admitCompletion, type CompletionServiceDeps, runCompletion } from '../dispatch/completion-service.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';
-import { readBody } from '../http/read-body.ts';
+import { readRequestBody } from '../http/read-request-body.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import { parseJsonBody } from '../validation/parse-json-body.ts';
@@ -15,23 +15,9 @@ export interface ChatCompletionsDeps extends CompletionServiceDeps {
   readonly auth: Authenticator;
 }
 
-export function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<void> {
-  const { maxBodyBytes, bodyTimeoutMs } = deps.config;
-  return new Promise<Uint8Array>((resolve, reject) => {
-    let read = false;
-    const stopReading = readBody(ctx, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs }, (outcome) => {
-      read = true;
-      ctx.onAbort = null;
-      if (outcome.ok) resolve(outcome.body);
-      else if (outcome.reason === 'timed_out') reject(new ApiError('request_timeout'));
-      else reject(new ApiError('request_too_large', { message: `The request body is larger than the ${maxBodyBytes} bytes this service accepts.` }));
-    });
-    if (read) return;
-    ctx.onAbort = () => {
-      stopReading();
-      reject(new Error('client closed the request while sending the body'));
-    };
-  }).then((body) => complete(deps, ctx, body));
+export async function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<void> {
+  const body = await readRequestBody(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs });
+  return complete(deps, ctx, body);
 }
 
 async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, body: Uint8Array): Promise<void> {

@@ -12,7 +12,7 @@ import { type Headers, send } from '../http/respond.ts';
 import { parseJsonBody } from '../validation/parse-json-body.ts';
 import { createMcpServer, type McpCaller, type McpToolDeps } from './mcp-server.ts';
 import type { OriginPolicy } from './origin-policy.ts';
-import { readRequestBody } from './read-request-body.ts';
+import { readRequestBody } from '../http/read-request-body.ts';
 import { toWebRequest, writeWebResponse } from './web-bridge.ts';
 
 export interface McpDeps extends McpToolDeps {

@@ -1,7 +1,7 @@
-// The request body with the same byte cap and deadline as /v1/chat/completions, as a promise.
+// A request body under the byte cap and deadline, as a promise of its bytes or an ApiError (413, 408).
 import { ApiError } from '../errors/api-error.ts';
-import { type BodyLimits, readBody } from '../http/read-body.ts';
-import type { RequestContext } from '../http/request-context.ts';
+import { type BodyLimits, readBody } from './read-body.ts';
+import type { RequestContext } from './request-context.ts';
 
 export function readRequestBody(ctx: RequestContext, limits: BodyLimits): Promise<Uint8Array> {
   return new Promise<Uint8Array>((resolve, reject) => {
