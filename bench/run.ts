@@ -110,8 +110,9 @@ async function main(): Promise<void> {
   }
 
   try {
-    // Other work on the machine skews every figure: measure it before starting anything.
-    const [ticksPerSecond, commit, backgroundBusy] = await Promise.all([clockTicksPerSecond(), commitDescription(), machineBusyOver(1_000)]);
+    // Other work on the machine skews every figure: measure it before starting anything (git included).
+    const backgroundBusy = await machineBusyOver(1_000);
+    const [ticksPerSecond, commit] = await Promise.all([clockTicksPerSecond(), commitDescription()]);
     const machine = describeMachine();
     const meter = { ticksPerSecond, cores: machine.cores };
     const stack = await startStack(tempDir);

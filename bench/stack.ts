@@ -25,9 +25,9 @@ function munjaConfig(mockPort: number): object {
   return {
     // A short grace: the bench stops Munja when no request is in flight.
     server: { shutdownGraceMs: 2_000 },
-    // Never the limiter: one key carries all the load. (Once limits.concurrency exists — default 64
-    // in-flight requests per key — it needs 0 here too, or BENCH_CONNECTIONS above 64 get 429s.)
-    limits: { rpm: 100_000_000, tpm: 2_000_000_000 },
+    // Never the limiter: one key carries all the load. The concurrency cap (default 64 in flight
+    // per key) stays on, as in production, but far above any BENCH_CONNECTIONS.
+    limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 1_000_000 },
     models: {
       [LOCAL_MODEL]: { local: { tokensPerSecond: 0, timeToFirstTokenMs: 0 } },
       [RELAY_MODEL]: { upstreams: [{ baseUrl: `http://127.0.0.1:${mockPort}/v1`, model: UPSTREAM_MODEL, maxConnections: 64 }] },

@@ -2,6 +2,7 @@
 // through a short-TTL cache to the store. Key events (revocation, suspension) drop cache entries at
 // once; the TTL, at most 10 s, bounds how long a missed event can go unnoticed. A store that cannot
 // answer is a 503, never a 401, and cached keys keep working meanwhile.
+import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { KeyEvent } from '../store/key-events.ts';
@@ -31,7 +32,7 @@ export const MAX_CACHE_TTL_MS = 10_000;
 
 export class Authenticator {
   readonly #store: Store;
-  readonly #secret: Buffer;
+  readonly #secret: KeyObject;
   readonly #defaults: RateLimits;
   readonly #cache: KeyCache<Cached>;
   // Concurrent requests with one uncached key share a lookup (a burst after a forget, or at expiry).
@@ -42,7 +43,7 @@ export class Authenticator {
 
   constructor(options: { store: Store; secret: Buffer; defaultLimits: RateLimits; cacheTtlMs: number; maxCachedKeys?: number }) {
     this.#store = options.store;
-    this.#secret = options.secret;
+    this.#secret = createSecretKey(options.secret);
     this.#defaults = options.defaultLimits;
     this.#cache = new KeyCache(Math.min(options.cacheTtlMs, MAX_CACHE_TTL_MS), options.maxCachedKeys ?? 10_000);
   }

@@ -82,7 +82,7 @@ export const CONFIG_FILE_SCHEMA = {
       properties: {
         rpm: positiveInt,
         tpm: positiveInt,
-        concurrency: positiveInt,
+        concurrency: nonNegativeInt,
         account: { type: 'object', additionalProperties: false, required: ['rpm', 'tpm'], properties: { rpm: positiveInt, tpm: positiveInt } },
         failMode: { enum: ['open-local', 'closed'] },
         failClosed: { type: 'array', maxItems: 100_000, items: { type: 'string', minLength: 1, maxLength: 128 } },
