@@ -51,22 +51,23 @@ export class Authenticator {
   /** Resolves with the principal or rejects with an ApiError (401, 403 or 503). */
   async authenticate(authorization: string): Promise<Principal> {
     const key = BEARER.exec(authorization)?.[1];
-    if (key === undefined || !hasValidFormat(key)) throw new ApiError('invalid_api_key');
-    const digest = digestApiKey(key, this.#secret);
+    if (key === undefined) throw new ApiError('invalid_api_key');
     const now = Date.now();
-    let lookup = this.#cache.get(digest, now)?.lookup;
+    // Cached by the key itself: a hit costs no checksum and no HMAC (profiled at ~6% of a request).
+    let lookup = this.#cache.get(key, now)?.lookup;
     if (lookup === undefined) {
+      if (!hasValidFormat(key)) throw new ApiError('invalid_api_key');
       const generation = this.#generation;
       let found: KeyWithAccount | undefined;
       try {
-        found = await this.#find(digest);
+        found = await this.#find(digestApiKey(key, this.#secret));
       } catch {
         throw new ApiError('auth_unavailable');
       }
       lookup = this.#judge(found);
       // Unknown keys are not cached, so a key created a moment later works at once.
       if (found !== undefined && generation === this.#generation) {
-        this.#cache.set(digest, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
+        this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
       }
     }
     if ('error' in lookup) throw lookup.error;

@@ -19,7 +19,12 @@ export class ApiError extends Error {
 
   constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
     const entry = ERROR_CATALOGUE[code];
+    // An ApiError is an answer, not a bug: no stack trace. Capturing one was 5.6% of CPU in a
+    // profile of a 429 flood.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(options.message ?? entry.message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
     this.code = code;
     this.status = entry.status;
