@@ -24,8 +24,12 @@ describe('limits settings', () => {
     expect(loadConfig(withLimits(limits)).limits).toEqual(limits);
   });
 
+  it('accepts a concurrency of 0: no cap', () => {
+    expect(loadConfig(withLimits({ concurrency: 0 })).limits.concurrency).toBe(0);
+  });
+
   it.each([
-    ['a zero concurrency', { concurrency: 0 }, /limits\.concurrency/],
+    ['a negative concurrency', { concurrency: -1 }, /limits\.concurrency/],
     ['an account without tpm', { account: { rpm: 1 } }, /limits\.account/],
     ['an unknown fail mode', { failMode: 'open' }, /limits\.failMode/],
     ['zero instances', { expectedInstances: 0 }, /limits\.expectedInstances/],
