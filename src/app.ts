@@ -1,5 +1,6 @@
 // Wires the parts together; holds no request logic.
 import { Authenticator } from './auth/authenticator.ts';
+import { mountDashboard } from './dashboard/mount-dashboard.ts';
 import type { Config } from './config/config-types.ts';
 import { EnginePool } from './engine/engine-pool.ts';
 import { chatCompletions } from './handlers/chat-completions.ts';
@@ -13,7 +14,7 @@ import { RedisStatus } from './lifecycle/redis-status.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
-import type { Logger } from './observability/logger.ts';
+import type { LoggerHandle } from './observability/logger.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
 import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
 import { RedisLimiter } from './ratelimit/redis-limiter.ts';
@@ -30,7 +31,8 @@ export interface RunningApp {
   shutdown(): Promise<boolean>;
 }
 
-export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
+export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger' | 'requestLogger'>): Promise<RunningApp> {
+  const { logger, requestLogger } = logs;
   const lifecycle = new Lifecycle();
   // ioredis reports every failed reconnect; the limiter and auth log outages themselves.
   const store = await openStore(config, { onError: (error) => logger.debug({ err: error }, 'redis connection error') });
@@ -61,7 +63,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(mcpDeps, ctx))
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
-  const server = new HttpServer({ router, lifecycle, logger });
+  await mountDashboard(router, { config, store, logger });
+  const server = new HttpServer({ router, lifecycle, logger, requestLogger });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
   lifecycle.markReady();

@@ -9,7 +9,7 @@ import type { CliIo } from './cli/cli-io.ts';
 import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { runPrimary } from './lifecycle/cluster-primary.ts';
-import { createLogger, type Logger } from './observability/logger.ts';
+import { createLogger, type Logger, type LoggerHandle } from './observability/logger.ts';
 import { openStore } from './store/open-store.ts';
 import { redactRedisUrl } from './store/redis-url.ts';
 
@@ -17,6 +17,7 @@ interface Process {
   readonly config: Config;
   readonly io: CliIo;
   readonly logger: Logger;
+  readonly logs: LoggerHandle;
   readonly flush: () => void;
   fatal(error: unknown, origin: string): never;
 }
@@ -30,7 +31,8 @@ export async function serve(io: CliIo): Promise<number> {
     io.stderr.write(`munja: invalid setting: ${error.message}\n`);
     return 1;
   }
-  const { logger, flush } = createLogger(config.logLevel);
+  const logs = createLogger(config.logLevel);
+  const { logger, flush } = logs;
   const fatal = (error: unknown, origin: string): never => {
     try {
       logger.fatal({ err: error, origin }, 'fatal error; exiting');
@@ -41,7 +43,7 @@ export async function serve(io: CliIo): Promise<number> {
   };
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
-  const proc: Process = { config, io, logger, flush, fatal };
+  const proc: Process = { config, io, logger, logs, flush, fatal };
   if (cluster.isPrimary && config.workers > 1) return servePrimary(proc);
   return serveOne(proc);
 }
@@ -62,8 +64,8 @@ function readyLine(config: Config, port: number): Record<string, unknown> {
 }
 
 /** One process serving the port: the default, and every cluster worker. */
-async function serveOne({ config, io, logger, flush, fatal }: Process): Promise<number> {
-  const app = await startApp(config, logger);
+async function serveOne({ config, io, logger, logs, flush, fatal }: Process): Promise<number> {
+  const app = await startApp(config, logs);
   if (cluster.isWorker) {
     process.send?.({ type: 'munja:ready', port: app.port });
   } else {

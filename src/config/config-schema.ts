@@ -56,6 +56,24 @@ export const CONFIG_FILE_SCHEMA = {
         authCacheTtlMs: { type: 'integer', minimum: 0, maximum: 10_000 },
         // Browser origins exactly as browsers send them: scheme://host[:port], no path.
         mcpAllowedOrigins: { type: 'array', maxItems: 100, items: { type: 'string', pattern: '^https?://[^/?#\\s]+$' } },
+        dashboard: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            enabled: { type: 'boolean' },
+            signUp: { type: 'boolean' },
+            secureCookies: { type: 'boolean' },
+            sessionTtlMs: { type: 'integer', minimum: 60_000, maximum: 90 * 86_400_000 },
+            sessionIdleMs: { type: 'integer', minimum: 60_000, maximum: 90 * 86_400_000 },
+            hashConcurrency: { type: 'integer', minimum: 1, maximum: 64 },
+            trustProxy: { type: 'boolean' },
+            signInThrottle: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { accountFailures: positiveInt, addressFailures: positiveInt, windowMs: { type: 'integer', minimum: 1_000, maximum: 86_400_000 } },
+            },
+          },
+        },
       },
     },
     upstream: {
@@ -125,8 +143,18 @@ export interface ModelFile {
   upstreams?: UpstreamFile[];
   route?: string[];
 }
+export interface DashboardFile {
+  enabled?: boolean;
+  signUp?: boolean;
+  secureCookies?: boolean;
+  sessionTtlMs?: number;
+  sessionIdleMs?: number;
+  hashConcurrency?: number;
+  trustProxy?: boolean;
+  signInThrottle?: { accountFailures?: number; addressFailures?: number; windowMs?: number };
+}
 export interface ConfigFile {
-  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; shutdownGraceMs?: number; authCacheTtlMs?: number; mcpAllowedOrigins?: string[] };
+  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; shutdownGraceMs?: number; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
   upstream?: { connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number };
   redis?: { commandTimeoutMs?: number; connectTimeoutMs?: number };
   limits?: {

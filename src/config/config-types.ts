@@ -94,6 +94,25 @@ export interface RedisConfig {
   readonly connectTimeoutMs: number;
 }
 
+/** The web dashboard at /dashboard (the file's `server.dashboard`). */
+export interface DashboardConfig {
+  readonly enabled: boolean;
+  /** Anyone who can reach the dashboard may create an account. */
+  readonly signUp: boolean;
+  /** A `__Host-` cookie marked Secure; false (MUNJA_INSECURE_COOKIES=1) for plain-HTTP development. */
+  readonly secureCookies: boolean;
+  /** A session ends this long after sign-in, whatever its use. */
+  readonly sessionTtlMs: number;
+  /** …and after this long unused. */
+  readonly sessionIdleMs: number;
+  /** Password hashes computed at once (each takes ~128 MiB and a libuv thread for ~0.5 s). */
+  readonly hashConcurrency: number;
+  /** Take the client address from the last X-Forwarded-For entry (only behind a proxy that sets it). */
+  readonly trustProxy: boolean;
+  /** Failed sign-ins allowed per account and per client address within one window. */
+  readonly signInThrottle: { readonly accountFailures: number; readonly addressFailures: number; readonly windowMs: number };
+}
+
 export interface Config {
   /** Worker processes serving the port (node:cluster); 1 means no primary/worker split. */
   readonly workers: number;
@@ -114,6 +133,7 @@ export interface Config {
   readonly authCacheTtlMs: number;
   /** Browser origins allowed to call /mcp; a request with any other Origin header is refused. */
   readonly mcpAllowedOrigins: readonly string[];
+  readonly dashboard: DashboardConfig;
   readonly upstream: UpstreamTimeouts;
   readonly models: readonly ModelConfig[];
 }

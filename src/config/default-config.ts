@@ -10,6 +10,18 @@ export const DEFAULT_SERVER = {
   mcpAllowedOrigins: [],
 } as const;
 
+// Two hashes at once leave libuv's other two threads (of 4) to DNS and file work.
+export const DEFAULT_DASHBOARD = {
+  enabled: true,
+  signUp: true,
+  secureCookies: true,
+  sessionTtlMs: 24 * 3_600_000,
+  sessionIdleMs: 2 * 3_600_000,
+  hashConcurrency: 2,
+  trustProxy: false,
+  signInThrottle: { accountFailures: 5, addressFailures: 30, windowMs: 15 * 60_000 },
+} as const;
+
 /** With REDIS_URL: revocations arrive by pub/sub, so the auth cache may keep keys longer (10 s at most). */
 export const DEFAULT_REDIS = {
   commandTimeoutMs: 50,

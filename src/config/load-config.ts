@@ -9,6 +9,7 @@ import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
 import type { Config, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
 import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
+import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 
 export { ConfigError };
@@ -33,7 +34,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   const models = quickStart ?? file.models ?? (DEFAULT_MODELS as unknown as Record<string, ModelFile>);
   const redis = redisFrom(env, file.redis);
   const workers = parseWorkers(env.MUNJA_WORKERS, redis !== null);
-  return deepFreeze(buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile }));
+  const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile });
+  return deepFreeze({ ...config, dashboard: dashboardConfig(file.server?.dashboard, env) });
 }
 
 /** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
@@ -104,7 +106,7 @@ export function validateConfigFile(value: unknown, source: string): ConfigFile {
 
 interface Basics { workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null }
 
-function buildConfig(file: ConfigFile, basics: Basics): Config {
+function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'> {
   const models = buildModels(file.models ?? {});
   return {
     ...basics,

@@ -8,6 +8,7 @@ import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
 import type { Lease, Limiter } from '../ratelimit/limiter.ts';
 import { rateLimitError, rateLimitHeaders } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
+import { estimatePromptTokens } from '../tokens/estimate-tokens.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { type CompletionOutcome, type DispatchDeps, dispatchCompletion } from './dispatch.ts';
 
@@ -35,8 +36,11 @@ export async function admitCompletion(deps: CompletionServiceDeps, principal: Pr
   const resolved = resolveModel(deps.catalog, principal, request.model);
   const model = resolved.served;
   const maxTokens = checkMaxTokens(request, model);
-  const promptTokens = await deps.dispatch.engine.countPromptTokens(request.messages);
-  const budget = model.contextTokens - promptTokens;
+  // The local engine's context is checked here with its own tokenizer; an upstream checks its own.
+  const local = model.target.kind === 'local';
+  const promptTokens = local ? await deps.dispatch.engine.countPromptTokens(request.messages) : estimatePromptTokens(request.messages);
+  // For an upstream the estimate may overshoot its context: the budget only sizes the reservation.
+  const budget = local ? model.contextTokens - promptTokens : Math.max(1, model.contextTokens - promptTokens);
   if (budget < (maxTokens ?? 1)) {
     throw new ApiError('context_length_exceeded', {
       param: 'messages',

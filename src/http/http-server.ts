@@ -15,6 +15,8 @@ export interface HttpServerOptions {
   readonly router: Router;
   readonly lifecycle: Lifecycle;
   readonly logger: Logger;
+  /** For the one line per request (no redaction pass: its fields never hold a secret). */
+  readonly requestLogger: Logger;
 }
 
 export class HttpServer {
@@ -94,6 +96,6 @@ export class HttpServer {
   #done(ctx: RequestContext): void {
     if (!ctx.finished && !ctx.aborted) this.#fail(ctx, new Error('handler ended without a response'));
     this.#options.lifecycle.leave();
-    logRequest(this.#options.logger, ctx);
+    logRequest(this.#options.requestLogger, ctx);
   }
 }

@@ -3,7 +3,7 @@
 import type { KeyEvent, KeyEvents } from './key-events.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type {
-  Account, AccountStatus, ApiKeyRecord, KeyWithAccount, NewKey, Store, UsageDelta, UsageRow,
+  Account, AccountStatus, ApiKeyRecord, AttemptWindow, KeyWithAccount, NewKey, Session, Store, UsageDelta, UsageRow,
 } from './store.ts';
 
 /** A Store plus the bus its changes are announced on (subscribe to it to hear other instances). */
@@ -50,6 +50,17 @@ export class PublishingStore implements StoreWithEvents {
   usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
     return this.#store.usageByDay(keyIds, fromDay, toDay);
   }
+  createAccountWithPassword(email: string, hash: string): Promise<Account | undefined> { return this.#store.createAccountWithPassword(email, hash); }
+  findPasswordHash(accountId: string): Promise<string | undefined> { return this.#store.findPasswordHash(accountId); }
+  setPasswordHash(accountId: string, hash: string): Promise<boolean> { return this.#store.setPasswordHash(accountId, hash); }
+  listAccounts(): Promise<Account[]> { return this.#store.listAccounts(); }
+  createSession(session: Session): Promise<void> { return this.#store.createSession(session); }
+  findSession(digest: string): Promise<Session | undefined> { return this.#store.findSession(digest); }
+  extendSession(digest: string, expiresAt: number): Promise<void> { return this.#store.extendSession(digest, expiresAt); }
+  deleteSession(digest: string): Promise<void> { return this.#store.deleteSession(digest); }
+  countAttempt(name: string, windowMs: number): Promise<AttemptWindow> { return this.#store.countAttempt(name, windowMs); }
+  findAttempts(name: string): Promise<AttemptWindow | undefined> { return this.#store.findAttempts(name); }
+  clearAttempts(name: string): Promise<void> { return this.#store.clearAttempts(name); }
 
   async close(): Promise<void> {
     await this.events.close();

@@ -12,6 +12,9 @@
 //   munja:{store}:keys                 zset   every key id, scored by creation sequence
 //   munja:{store}:account-keys:<id>    zset   one account's key ids, same scores
 //   munja:{store}:key-sequence         string counter behind those scores
+//   munja:{store}:password:<accountId> string dashboard password hash
+//   munja:session:<digest>             hash   accountId createdAt expiresAt (expires at expiresAt)
+//   munja:attempts:<name>              string sign-in attempt count (expires with its window)
 //   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
 //   munja:usage:{<keyId>}:days         zset   the days with usage, lexicographic (expires)
 //   munja:key-events                   pub/sub channel (key-events.ts)
@@ -37,6 +40,9 @@ export const storeKeys = {
   keys: `${STORE}keys`,
   accountKeys: (accountId: string) => `${STORE}account-keys:${accountId}`,
   keySequence: `${STORE}key-sequence`,
+  password: (accountId: string) => `${STORE}password:${accountId}`,
+  session: (digest: string) => `${REDIS_PREFIX}session:${digest}`,
+  attempts: (name: string) => `${REDIS_PREFIX}attempts:${name}`,
 } as const;
 
 /** `munja:usage:{key_…}:` — a day (`YYYY-MM-DD`) or `days` follows. */

@@ -107,3 +107,37 @@ for _, day in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], '[' .. ARGV[2], '[' .. A
   if v[1] then rows[#rows + 1] = {day, v[1], v[2], v[3]} end
 end
 return rows`);
+
+/** KEYS: email index, account set, new account, its password. ARGV: new id, password hash, field, value, … → nil when taken, else the account. */
+export const CREATE_ACCOUNT_WITH_PASSWORD = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+redis.call('HSET', KEYS[3], unpack(ARGV, 3))
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[4], ARGV[2])
+return redis.call('HGETALL', KEYS[3])`);
+
+/** KEYS: account, its password. ARGV: password hash. → 1, or 0 when the account does not exist. */
+export const SET_PASSWORD = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1])
+return 1`);
+
+/** KEYS: session. ARGV: new expiry (Unix ms). A session that is gone stays gone. */
+export const EXTEND_SESSION = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'expiresAt', ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+return 1`);
+
+/** KEYS: attempt counter. ARGV: window ms. → {count, ms until the window ends}. */
+export const COUNT_ATTEMPT = new RedisScript(`
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {count, redis.call('PTTL', KEYS[1])}`);
+
+/** KEYS: attempt counter. → nil or {count, ms until the window ends}. */
+export const FIND_ATTEMPTS = new RedisScript(`
+local count = redis.call('GET', KEYS[1])
+if not count then return false end
+return {tonumber(count), redis.call('PTTL', KEYS[1])}`);

@@ -7,12 +7,14 @@ import { isPlausibleEmail, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { closeRedis, connectRedis, type RedisClient, type RedisClientOptions } from './redis-connection.ts';
 import { ACCOUNT_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
+import { RedisCredentials } from './redis-credentials.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
-  ACCOUNT_BY_EMAIL, ADD_USAGE, CREATE_ACCOUNT, CREATE_KEY, FIND_KEY, LIST_KEYS, MARK_KEYS_USED, REVOKE_KEY, USAGE_BY_DAY,
+  ACCOUNT_BY_EMAIL, ADD_USAGE, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, LIST_KEYS, MARK_KEYS_USED,
+  REVOKE_KEY, USAGE_BY_DAY,
 } from './redis-scripts.ts';
 import type {
-  Account, AccountStatus, ApiKeyRecord, KeyWithAccount, NewKey, Store, UsageDelta, UsageRow,
+  Account, AccountStatus, ApiKeyRecord, AttemptWindow, KeyWithAccount, NewKey, Session, Store, UsageDelta, UsageRow,
 } from './store.ts';
 
 const USAGE_RETENTION_DAYS = 400;
@@ -26,10 +28,12 @@ const BATCH = 100;
 export class RedisStore implements Store {
   /** The command connection; key-events publishes on it. */
   readonly client: RedisClient;
+  readonly #credentials: RedisCredentials;
   #secret: Buffer | undefined;
 
   private constructor(client: RedisClient) {
     this.client = client;
+    this.#credentials = new RedisCredentials(client);
   }
 
   /** Connects (failing fast when Redis cannot be reached); later outages are survived by reconnecting. */
@@ -145,6 +149,35 @@ export class RedisStore implements Store {
     });
     return perKey.flat().sort((a, b) => compare(a.day, b.day) || compare(a.keyId, b.keyId));
   }
+
+  async createAccountWithPassword(email: string, passwordHash: string): Promise<Account | undefined> {
+    if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
+    const normalised = normaliseEmail(email);
+    const id = newId('acct_');
+    const reply = await CREATE_ACCOUNT_WITH_PASSWORD.run(
+      this.client,
+      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id)],
+      [id, passwordHash, ...accountFields(id, normalised, false, Date.now())],
+    );
+    return reply === null ? undefined : toAccount(fieldsOf(reply));
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    const ids = await this.client.smembers(storeKeys.accounts);
+    const all = await inBatches(ids, (id) => this.findAccountById(id));
+    const accounts = all.filter((account) => account !== undefined);
+    return accounts.sort((a, b) => a.createdAt - b.createdAt || compare(a.id, b.id));
+  }
+
+  findPasswordHash(accountId: string): Promise<string | undefined> { return this.#credentials.findPasswordHash(accountId); }
+  setPasswordHash(accountId: string, hash: string): Promise<boolean> { return this.#credentials.setPasswordHash(accountId, hash); }
+  createSession(session: Session): Promise<void> { return this.#credentials.createSession(session); }
+  findSession(digest: string): Promise<Session | undefined> { return this.#credentials.findSession(digest); }
+  extendSession(digest: string, expiresAt: number): Promise<void> { return this.#credentials.extendSession(digest, expiresAt); }
+  deleteSession(digest: string): Promise<void> { return this.#credentials.deleteSession(digest); }
+  countAttempt(name: string, windowMs: number): Promise<AttemptWindow> { return this.#credentials.countAttempt(name, windowMs); }
+  findAttempts(name: string): Promise<AttemptWindow | undefined> { return this.#credentials.findAttempts(name); }
+  clearAttempts(name: string): Promise<void> { return this.#credentials.clearAttempts(name); }
 
   async close(): Promise<void> {
     await closeRedis(this.client);

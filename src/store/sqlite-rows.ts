@@ -1,6 +1,6 @@
 // Turns node:sqlite rows into the frozen plain objects the Store interface promises.
 import type { SQLOutputValue } from 'node:sqlite';
-import type { Account, AccountStatus, ApiKeyRecord, UsageRow } from './store.ts';
+import type { Account, AccountStatus, ApiKeyRecord, AttemptWindow, Session, UsageRow } from './store.ts';
 
 type Row = Record<string, SQLOutputValue>;
 
@@ -60,4 +60,17 @@ export function toUsage(row: Row): UsageRow {
     promptTokens: integer(row, 'prompt_tokens'),
     completionTokens: integer(row, 'completion_tokens'),
   });
+}
+
+export function toSession(row: Row): Session {
+  return Object.freeze({
+    digest: text(row, 'digest'),
+    accountId: text(row, 'account_id'),
+    createdAt: integer(row, 'created_at'),
+    expiresAt: integer(row, 'expires_at'),
+  });
+}
+
+export function toAttempts(row: Row): AttemptWindow {
+  return Object.freeze({ count: integer(row, 'count'), resetAt: integer(row, 'reset_at') });
 }

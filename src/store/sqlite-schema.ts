@@ -37,6 +37,24 @@ const MIGRATIONS: readonly string[] = [
      completion_tokens INTEGER NOT NULL,
      PRIMARY KEY (key_id, day)
    ) STRICT, WITHOUT ROWID;`,
+  // 2: dashboard passwords, sessions (by digest) and sign-in attempt counters
+  `CREATE TABLE passwords (
+     account_id TEXT PRIMARY KEY REFERENCES accounts (id),
+     hash       TEXT NOT NULL
+   ) STRICT;
+   CREATE TABLE sessions (
+     digest     TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts (id),
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   ) STRICT, WITHOUT ROWID;
+   CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+   CREATE TABLE attempts (
+     name     TEXT PRIMARY KEY,
+     count    INTEGER NOT NULL,
+     reset_at INTEGER NOT NULL
+   ) STRICT, WITHOUT ROWID;
+   CREATE INDEX attempts_by_reset ON attempts (reset_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,54 +3,27 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { isPlausibleEmail, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { migrate } from './sqlite-schema.ts';
-import { toAccount, toKey, toUsage } from './sqlite-rows.ts';
+import { toAccount, toAttempts, toKey, toSession, toUsage } from './sqlite-rows.ts';
+import { type Statements, prepareStatements } from './sqlite-statements.ts';
 import type {
-  Account, AccountStatus, ApiKeyRecord, KeyWithAccount, NewKey, Store, UsageDelta, UsageRow,
+  Account, AccountStatus, ApiKeyRecord, AttemptWindow, KeyWithAccount, NewKey, Session, Store, UsageDelta, UsageRow,
 } from './store.ts';
 
 export const DATABASE_FILE = 'munja.db';
 const BUSY_TIMEOUT_MS = 5_000;
 const KEY_SECRET_NAME = 'key_secret';
-
-const ACCOUNT_COLUMNS = 'a.id AS a_id, a.email AS a_email, a.status AS a_status, a.is_admin AS a_is_admin, a.created_at AS a_created_at';
-
-function prepareStatements(db: DatabaseSync) {
-  const sql = (text: string): StatementSync => db.prepare(text);
-  return {
-    insertSecret: sql('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
-    selectSecret: sql('SELECT value FROM meta WHERE name = ?'),
-    countAccounts: sql('SELECT count(*) AS n FROM accounts'),
-    insertAccount: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', ?, ?)
-                        ON CONFLICT (email) DO NOTHING`),
-    accountByEmail: sql('SELECT * FROM accounts WHERE email = ?'),
-    accountById: sql('SELECT * FROM accounts WHERE id = ?'),
-    setStatus: sql('UPDATE accounts SET status = ? WHERE email = ? RETURNING *'),
-    setAdmin: sql('UPDATE accounts SET is_admin = ? WHERE email = ? RETURNING *'),
-    insertKey: sql(`INSERT INTO keys (id, account_id, digest, name, prefix, last_four, models, rpm, tpm, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
-    keyByDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS} FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`),
-    allKeys: sql('SELECT * FROM keys ORDER BY created_at, rowid'),
-    keysOfAccount: sql('SELECT * FROM keys WHERE account_id = ? ORDER BY created_at, rowid'),
-    revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
-    markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),
-    addUsage: sql(`INSERT INTO usage_daily (key_id, day, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?)
-                   ON CONFLICT (key_id, day) DO UPDATE SET
-                     requests = requests + excluded.requests,
-                     prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-                     completion_tokens = completion_tokens + excluded.completion_tokens`),
-    usageByDay: sql(`SELECT * FROM usage_daily WHERE key_id IN (SELECT value FROM json_each(?)) AND day BETWEEN ? AND ?
-                     ORDER BY day, key_id`),
-  };
-}
+// Expired sessions and attempt windows are deleted at most this often, by whichever write comes next.
+const CLEANUP_INTERVAL_MS = 60_000;
 
 export class SqliteStore implements Store {
   readonly #db: DatabaseSync;
-  readonly #sql: ReturnType<typeof prepareStatements>;
+  readonly #sql: Statements;
   #secret: Buffer | undefined;
+  #cleanedAt = 0;
 
   private constructor(db: DatabaseSync) {
     this.#db = db;
@@ -167,8 +140,78 @@ export class SqliteStore implements Store {
     return this.#sql.usageByDay.all(JSON.stringify(keyIds), fromDay, toDay).map(toUsage);
   }
 
+  async createAccountWithPassword(email: string, passwordHash: string): Promise<Account | undefined> {
+    if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
+    let account: Account | undefined;
+    this.#transaction(() => {
+      const row = this.#sql.insertAccountOnce.get(newId('acct_'), normaliseEmail(email), Date.now());
+      if (row === undefined) return;
+      account = toAccount(row);
+      this.#sql.upsertPassword.run(account.id, passwordHash);
+    });
+    return account;
+  }
+
+  async findPasswordHash(accountId: string): Promise<string | undefined> {
+    const hash = this.#sql.passwordOf.get(accountId)?.['hash'];
+    return typeof hash === 'string' ? hash : undefined;
+  }
+
+  async setPasswordHash(accountId: string, passwordHash: string): Promise<boolean> {
+    if (this.#sql.accountById.get(accountId) === undefined) return false;
+    this.#sql.upsertPassword.run(accountId, passwordHash);
+    return true;
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return this.#sql.allAccounts.all().map((row) => toAccount(row));
+  }
+
+  async createSession(session: Session): Promise<void> {
+    this.#cleanUp();
+    this.#sql.insertSession.run(session.digest, session.accountId, session.createdAt, session.expiresAt);
+  }
+
+  async findSession(digest: string): Promise<Session | undefined> {
+    const row = this.#sql.sessionByDigest.get(digest, Date.now());
+    return row && toSession(row);
+  }
+
+  async extendSession(digest: string, expiresAt: number): Promise<void> {
+    this.#sql.extendSession.run(expiresAt, digest);
+  }
+
+  async deleteSession(digest: string): Promise<void> {
+    this.#sql.deleteSession.run(digest);
+  }
+
+  async countAttempt(name: string, windowMs: number): Promise<AttemptWindow> {
+    this.#cleanUp();
+    const now = Date.now();
+    const row = this.#sql.countAttempt.get({ name, now, resetAt: now + windowMs });
+    if (row === undefined) throw new Error('attempt count returned nothing');
+    return toAttempts(row);
+  }
+
+  async findAttempts(name: string): Promise<AttemptWindow | undefined> {
+    const row = this.#sql.attemptsByName.get(name, Date.now());
+    return row && toAttempts(row);
+  }
+
+  async clearAttempts(name: string): Promise<void> {
+    this.#sql.deleteAttempts.run(name);
+  }
+
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
+  }
+
+  #cleanUp(): void {
+    const now = Date.now();
+    if (now - this.#cleanedAt < CLEANUP_INTERVAL_MS) return;
+    this.#cleanedAt = now;
+    this.#sql.deleteExpiredSessions.run(now);
+    this.#sql.deleteExpiredAttempts.run(now);
   }
 
   // IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout)

@@ -59,6 +59,22 @@ export interface UsageDelta {
 
 export interface UsageRow extends UsageDelta {}
 
+/** A dashboard session. The store only ever sees a digest of the session id. */
+export interface Session {
+  readonly digest: string; // hex SHA-256 of the session id
+  readonly accountId: string;
+  readonly createdAt: number;
+  /** Gone after this (Unix ms); extendSession moves it within the absolute lifetime. */
+  readonly expiresAt: number;
+}
+
+/** A fixed-window attempt counter (sign-in throttling). */
+export interface AttemptWindow {
+  readonly count: number;
+  /** When the window ends and the count starts again from zero (Unix ms). */
+  readonly resetAt: number;
+}
+
 export interface Store {
   /** The server secret used to digest keys; created on first use and kept in the store. */
   keySecret(): Promise<Buffer>;
@@ -83,6 +99,29 @@ export interface Store {
 
   addUsage(deltas: readonly UsageDelta[]): Promise<void>;
   usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
+
+  // Dashboard credentials. A password hash is an opaque string (see dashboard/password-hasher.ts).
+  /** Creates an account with a password; undefined when the email is taken (the taken account is untouched). */
+  createAccountWithPassword(email: string, passwordHash: string): Promise<Account | undefined>;
+  /** The account's password hash; undefined when it has none (made by the CLI) or does not exist. */
+  findPasswordHash(accountId: string): Promise<string | undefined>;
+  /** Returns false when no such account exists. */
+  setPasswordHash(accountId: string, passwordHash: string): Promise<boolean>;
+  /** Every account, oldest first (for admins). */
+  listAccounts(): Promise<Account[]>;
+
+  createSession(session: Session): Promise<void>;
+  /** Undefined when unknown or expired. */
+  findSession(digest: string): Promise<Session | undefined>;
+  /** Moves the expiry (idle timeout); does nothing for a session that is gone. */
+  extendSession(digest: string, expiresAt: number): Promise<void>;
+  deleteSession(digest: string): Promise<void>;
+
+  /** Counts one attempt under `name`; a new window of `windowMs` starts with the first attempt after the last one ended. */
+  countAttempt(name: string, windowMs: number): Promise<AttemptWindow>;
+  /** The current window, or undefined when none is open. */
+  findAttempts(name: string): Promise<AttemptWindow | undefined>;
+  clearAttempts(name: string): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -180,6 +180,100 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       });
     });
 
+    describe('dashboard credentials', () => {
+      it('creates an account with a password once; a taken email is refused untouched', async () => {
+        const account = await store.createAccountWithPassword(' Ana@Example.com ', 'hash-1');
+        expect(account).toMatchObject({ email: 'ana@example.com', status: 'active', isAdmin: false });
+        expect(Object.isFrozen(account)).toBe(true);
+        expect(await store.findPasswordHash(account!.id)).toBe('hash-1');
+        expect(await store.createAccountWithPassword('ANA@example.com', 'hash-2')).toBeUndefined();
+        expect(await store.findPasswordHash(account!.id)).toBe('hash-1');
+        expect(await store.countAccounts()).toBe(1);
+        expect(await store.findAccountByEmail('ana@example.com')).toEqual(account);
+      });
+
+      it('refuses an account made by the CLI (no password) as taken', async () => {
+        const cli = await store.createAccount('ops@example.com');
+        expect(await store.createAccountWithPassword('ops@example.com', 'hash')).toBeUndefined();
+        expect(await store.findPasswordHash(cli.id)).toBeUndefined();
+      });
+
+      it('rejects implausible emails', async () => {
+        await expect(store.createAccountWithPassword('not-an-email', 'hash')).rejects.toThrow(RangeError);
+      });
+
+      it('sets and replaces a password only for an existing account', async () => {
+        const account = await store.createAccount('ops@example.com');
+        expect(await store.setPasswordHash(account.id, 'one')).toBe(true);
+        expect(await store.setPasswordHash(account.id, 'two')).toBe(true);
+        expect(await store.findPasswordHash(account.id)).toBe('two');
+        expect(await store.setPasswordHash('acct_000000000000000000000000', 'x')).toBe(false);
+        expect(await store.findPasswordHash('acct_000000000000000000000000')).toBeUndefined();
+      });
+
+      it('lists every account, oldest first', async () => {
+        expect(await store.listAccounts()).toEqual([]);
+        const a = await store.createAccount('a@example.com');
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        const b = await store.createAccountWithPassword('b@example.com', 'hash');
+        await store.setAccountStatus('a@example.com', 'suspended');
+        expect(await store.listAccounts()).toEqual([{ ...a, status: 'suspended' }, b]);
+      });
+    });
+
+    describe('sessions', () => {
+      const digest = () => randomBytes(32).toString('hex');
+
+      it('creates, finds, extends and deletes a session', async () => {
+        const account = await store.createAccount('a@example.com');
+        const now = Date.now();
+        const session = { digest: digest(), accountId: account.id, createdAt: now, expiresAt: now + 60_000 };
+        await store.createSession(session);
+        expect(await store.findSession(session.digest)).toEqual(session);
+        await store.extendSession(session.digest, now + 120_000);
+        expect((await store.findSession(session.digest))?.expiresAt).toBe(now + 120_000);
+        await store.deleteSession(session.digest);
+        expect(await store.findSession(session.digest)).toBeUndefined();
+        await store.extendSession(session.digest, now + 120_000);
+        expect(await store.findSession(session.digest)).toBeUndefined();
+        await expect(store.deleteSession(session.digest)).resolves.toBeUndefined();
+      });
+
+      it('does not find an expired session', async () => {
+        const account = await store.createAccount('a@example.com');
+        const now = Date.now();
+        const session = { digest: digest(), accountId: account.id, createdAt: now, expiresAt: now + 50 };
+        await store.createSession(session);
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        expect(await store.findSession(session.digest)).toBeUndefined();
+        expect(await store.findSession(digest())).toBeUndefined();
+      });
+    });
+
+    describe('attempt windows', () => {
+      it('counts attempts within a window, then starts again', async () => {
+        expect(await store.findAttempts('ip:1')).toBeUndefined();
+        const before = Date.now();
+        const first = await store.countAttempt('ip:1', 100);
+        expect(first.count).toBe(1);
+        expect(first.resetAt).toBeGreaterThanOrEqual(before + 50);
+        expect(first.resetAt).toBeLessThanOrEqual(Date.now() + 100);
+        expect((await store.countAttempt('ip:1', 100)).count).toBe(2);
+        expect((await store.countAttempt('ip:2', 100)).count).toBe(1);
+        expect((await store.findAttempts('ip:1'))?.count).toBe(2);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        expect(await store.findAttempts('ip:1')).toBeUndefined();
+        expect((await store.countAttempt('ip:1', 100)).count).toBe(1);
+      });
+
+      it('clears a window', async () => {
+        await store.countAttempt('account:a@example.com', 60_000);
+        await store.clearAttempts('account:a@example.com');
+        expect(await store.findAttempts('account:a@example.com')).toBeUndefined();
+        await expect(store.clearAttempts('never')).resolves.toBeUndefined();
+      });
+    });
+
     describe('usage', () => {
       it('adds deltas up per key and day', async () => {
         const account = await store.createAccount('alice@example.com');

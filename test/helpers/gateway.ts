@@ -33,8 +33,7 @@ export interface TestGateway {
 export async function startGateway(config: ConfigFile = FAST_TEST_CONFIG, dataDir?: string): Promise<TestGateway> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'munja-test-'));
   const settings = loadConfig({ MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }, config);
-  const { logger } = createLogger('silent');
-  const app = await startApp(settings, logger);
+  const app = await startApp(settings, createLogger('silent'));
   const origin = `http://127.0.0.1:${app.port}`;
   return {
     app,

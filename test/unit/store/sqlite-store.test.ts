@@ -47,7 +47,7 @@ describe('SqliteStore', () => {
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
     expect(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
     expect(db.prepare('PRAGMA user_version').get()?.['user_version']).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(1);
+    expect(SCHEMA_VERSION).toBe(2);
     db.close();
   });
 
@@ -98,6 +98,22 @@ describe('SqliteStore', () => {
     expect((await server.findKeyByDigest(input.digest))?.account.id).toBe(account.id);
     await cli.setAccountStatus('a@example.com', 'suspended');
     expect((await server.findKeyByDigest(input.digest))?.account.status).toBe('suspended');
+  });
+
+  it('upgrades a version 1 database in place, keeping its accounts and keys', async () => {
+    const first = openStore();
+    const account = await first.createAccount('a@example.com');
+    const input = newKey(account.id);
+    await first.createKey(input);
+    await first.close();
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    db.exec('DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; PRAGMA user_version = 1');
+    db.close();
+
+    const upgraded = openStore();
+    expect((await upgraded.findKeyByDigest(input.digest))?.account).toEqual(account);
+    expect(await upgraded.setPasswordHash(account.id, 'hash')).toBe(true);
+    expect((await upgraded.countAttempt('ip:1', 1_000)).count).toBe(1);
   });
 
   it('refuses a database from a newer munja', async () => {

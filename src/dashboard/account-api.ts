@@ -1,0 +1,80 @@
+// Sign-up, sign-in, sign-out and "who am I". A wrong password and an unknown email get the same
+// answer after the same work (one hash), and both count against the throttle.
+import { ApiError } from '../errors/api-error.ts';
+import type { DashboardHeaders, RequestContext } from '../http/request-context.ts';
+import { isPlausibleEmail } from '../store/email.ts';
+import type { Account } from '../store/store.ts';
+import { clientAddress } from './client-address.ts';
+import type { DashboardDeps } from './dashboard-deps.ts';
+import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
+import { requiredString } from './dashboard-input.ts';
+import { checkSameOrigin } from './same-origin.ts';
+
+const MAX_EMAIL = 254;
+const MIN_PASSWORD = 10;
+const MAX_PASSWORD = 128;
+
+export async function signUp(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
+  checkSameOrigin(headers);
+  if (!deps.config.dashboard.signUp) throw new ApiError('sign_up_disabled');
+  const body = await json();
+  const email = requiredString(body, 'email', MAX_EMAIL);
+  if (!isPlausibleEmail(email)) {
+    throw new ApiError('invalid_value', { param: 'email', message: 'Enter an email address such as ana@example.com.' });
+  }
+  const password = requiredString(body, 'password', MAX_PASSWORD);
+  if ([...password].length < MIN_PASSWORD) {
+    throw new ApiError('invalid_value', { param: 'password', message: `Use a password of at least ${MIN_PASSWORD} characters.` });
+  }
+  await deps.throttle.countSignUp(clientAddress(headers, deps.config.dashboard.trustProxy));
+  const account = await deps.store.createAccountWithPassword(email, await deps.hasher.hash(password));
+  if (account === undefined) throw new ApiError('email_unavailable', { param: 'email' });
+  await startSession(deps, ctx, headers, account);
+}
+
+export async function signIn(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
+  checkSameOrigin(headers);
+  const body = await json();
+  const email = requiredString(body, 'email', MAX_EMAIL);
+  const password = requiredString(body, 'password', MAX_PASSWORD);
+  const address = clientAddress(headers, deps.config.dashboard.trustProxy);
+  await deps.throttle.check(email, address);
+  const account = isPlausibleEmail(email) ? await deps.store.findAccountByEmail(email) : undefined;
+  const hash = account && await deps.store.findPasswordHash(account.id);
+  const verdict = await deps.hasher.verify(password, hash);
+  if (account === undefined || !verdict.ok) {
+    await deps.throttle.recordFailure(email, address);
+    throw new ApiError('invalid_credentials');
+  }
+  await deps.throttle.recordSuccess(email);
+  if (verdict.needsRehash) await deps.store.setPasswordHash(account.id, await deps.hasher.hash(password));
+  await startSession(deps, ctx, headers, account);
+}
+
+export async function signOut(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
+  checkSameOrigin(headers);
+  const signedIn = await deps.sessions.require(headers).catch(() => undefined);
+  if (signedIn !== undefined) deps.sessions.checkCsrfToken(headers, signedIn);
+  sendApiJson(ctx, { signedOut: true }, { 'set-cookie': await deps.sessions.end(headers) });
+}
+
+export async function me(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
+  const { account, csrfToken } = await deps.sessions.require(headers);
+  sendApiJson(ctx, profile(deps, account, csrfToken));
+}
+
+async function startSession(deps: DashboardDeps, ctx: RequestContext, headers: DashboardHeaders, account: Account): Promise<void> {
+  const { cookie, csrfToken } = await deps.sessions.start(headers, account.id);
+  sendApiJson(ctx, profile(deps, account, csrfToken), { 'set-cookie': cookie });
+}
+
+/** What the pages need to know about the signed-in account and what it may ask for. */
+function profile(deps: DashboardDeps, account: Account, csrfToken: string) {
+  const { id, email, status, isAdmin, createdAt } = account;
+  return {
+    account: { id, email, status, isAdmin, createdAt },
+    csrfToken,
+    models: deps.config.models.map((model) => model.id),
+    limits: { rpm: deps.config.limits.rpm, tpm: deps.config.limits.tpm },
+  };
+}

@@ -1,0 +1,41 @@
+// Admins (`munja accounts admin EMAIL`) see every account and can suspend or resume it; the
+// change reaches every instance's key cache through the store's events.
+import { ApiError } from '../errors/api-error.ts';
+import type { AccountStatus } from '../store/store.ts';
+import type { DashboardDeps } from './dashboard-deps.ts';
+import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
+import { requiredString } from './dashboard-input.ts';
+import { changeRequest } from './keys-api.ts';
+import type { SignedIn } from './sessions.ts';
+
+export async function listAccounts(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
+  requireAdmin(await deps.sessions.require(headers));
+  const [accounts, keys] = await Promise.all([deps.store.listAccounts(), deps.store.listKeys()]);
+  const activeKeys = new Map<string, number>();
+  for (const key of keys) {
+    if (key.revokedAt === null) activeKeys.set(key.accountId, (activeKeys.get(key.accountId) ?? 0) + 1);
+  }
+  sendApiJson(ctx, { accounts: accounts.map((account) => ({ ...account, activeKeys: activeKeys.get(account.id) ?? 0 })) });
+}
+
+export async function setAccountStatus(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
+  const signedIn = requireAdmin(await changeRequest(deps, headers));
+  const body = await json();
+  const id = requiredString(body, 'id', 64);
+  const status = requiredString(body, 'status', 16);
+  if (status !== 'active' && status !== 'suspended') {
+    throw new ApiError('invalid_value', { param: 'status', message: 'status must be "active" or "suspended".' });
+  }
+  if (id === signedIn.account.id) {
+    throw new ApiError('invalid_value', { param: 'id', message: 'You cannot change the status of your own account.' });
+  }
+  const account = await deps.store.findAccountById(id);
+  const changed = account && await deps.store.setAccountStatus(account.email, status satisfies AccountStatus);
+  if (changed === undefined) throw new ApiError('account_not_found', { param: 'id' });
+  sendApiJson(ctx, { account: changed });
+}
+
+function requireAdmin(signedIn: SignedIn): SignedIn {
+  if (!signedIn.account.isAdmin || signedIn.account.status !== 'active') throw new ApiError('admin_required');
+  return signedIn;
+}

@@ -1,0 +1,16 @@
+// What the dashboard's handlers share.
+import type { Config } from '../config/config-types.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Store } from '../store/store.ts';
+import type { PasswordHasher } from './password-hasher.ts';
+import type { Sessions } from './sessions.ts';
+import type { SignInThrottle } from './sign-in-throttle.ts';
+
+export interface DashboardDeps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly sessions: Sessions;
+  readonly hasher: PasswordHasher;
+  readonly throttle: SignInThrottle;
+}

@@ -1,0 +1,72 @@
+// API keys: create one (key-form.js), list them (prefix and last four only), revoke with a
+// confirmation. A revoked key is refused by the API within a second.
+import { api } from './api.js';
+import { announce, formatAgo, formatDate, h, replaceChildren } from './dom.js';
+import { keyForm } from './key-form.js';
+import { alertBox, confirmDialog, suspendedNotice } from './widgets.js';
+
+function statusBadge(key) {
+  return key.revokedAt === null
+    ? h('span', { class: 'badge ok' }, 'Active')
+    : h('span', { class: 'badge muted', title: new Date(key.revokedAt).toLocaleString() }, 'Revoked');
+}
+
+function keyRow(key, onRevoke) {
+  const revoke = key.revokedAt === null
+    ? h('button', { type: 'button', class: 'button small danger', onclick: () => onRevoke(key), 'aria-label': `Revoke ${key.name}` }, 'Revoke')
+    : null;
+  return h('tr', { 'data-key-id': key.id, class: key.revokedAt === null ? null : 'revoked' },
+    h('th', { scope: 'row' }, key.name || '(no name)'),
+    h('td', null, h('code', { class: 'key-mask' }, `${key.prefix}…${key.lastFour}`)),
+    h('td', null, key.models === null ? h('span', { class: 'muted' }, 'All') : key.models.join(', ')),
+    h('td', { class: 'num' }, key.limits.rpm ?? h('span', { class: 'muted' }, 'default')),
+    h('td', null, formatDate(key.createdAt)),
+    h('td', null, key.lastUsedAt === null ? h('span', { class: 'muted' }, 'Never') : formatAgo(key.lastUsedAt)),
+    h('td', null, statusBadge(key)),
+    h('td', { class: 'actions-cell' }, revoke));
+}
+
+export function renderKeys({ session }) {
+  const list = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading keys…'));
+
+  async function revoke(key) {
+    const confirmed = await confirmDialog({
+      title: `Revoke “${key.name}”?`,
+      message: `Requests with ${key.prefix}…${key.lastFour} will be refused with 401 within a second. This cannot be undone.`,
+      confirmLabel: 'Revoke key',
+      danger: true,
+    });
+    if (!confirmed) return;
+    try {
+      await api.post('keys/revoke', { id: key.id });
+      announce(`Key ${key.name} revoked.`);
+    } catch (error) {
+      list.prepend(alertBox('error', error.message));
+    }
+    await load();
+  }
+
+  async function load() {
+    try {
+      const { keys } = await api.get('keys');
+      const rows = keys.slice().reverse().map((key) => keyRow(key, revoke));
+      replaceChildren(list, keys.length === 0
+        ? h('p', { class: 'empty' }, 'No keys yet. Create one above, then see the Quickstart.')
+        : h('div', { class: 'table-wrap' }, h('table', { class: 'keys' },
+          h('caption', { class: 'visually-hidden' }, 'Your API keys, newest first'),
+          h('thead', null, h('tr', null, ['Name', 'Key', 'Models', 'RPM', 'Created', 'Last used', 'Status', ''].map((label) => h('th', { scope: 'col' }, label)))),
+          h('tbody', null, rows))));
+    } catch (error) {
+      replaceChildren(list, alertBox('error', error.message));
+    }
+  }
+
+  void load();
+  return h('div', { class: 'stack-lg' },
+    h('div', { class: 'page-head' },
+      h('h1', { tabindex: -1 }, 'API keys'),
+      h('p', { class: 'muted' }, 'Keys authenticate calls to the API. Keep them in server-side code only.')),
+    suspendedNotice(session),
+    keyForm(session, { onCreated: () => load() }),
+    h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title' }, 'Your keys'), list));
+}

@@ -1,0 +1,81 @@
+// Requests and tokens per day per key for the last 30 days: a chart (requests or tokens, all keys
+// or one) and the table of the days with usage.
+import { api } from './api.js';
+import { formatNumber, h, replaceChildren } from './dom.js';
+import { barChart } from './chart.js';
+import { alertBox, suspendedNotice } from './widgets.js';
+
+function tile(label, value) {
+  return h('div', { class: 'tile' }, h('div', { class: 'tile-label' }, label), h('div', { class: 'tile-value' }, formatNumber(value)));
+}
+
+function usageTable(rows, keyName) {
+  if (rows.length === 0) return h('p', { class: 'empty' }, 'No requests in the last 30 days. Usage appears here a second or two after each request.');
+  const sorted = rows.slice().sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
+  return h('div', { class: 'table-wrap' }, h('table', { class: 'usage' },
+    h('caption', { class: 'visually-hidden' }, 'Usage per day and key, newest first'),
+    h('thead', null, h('tr', null, ['Day (UTC)', 'Key', 'Requests', 'Prompt tokens', 'Completion tokens'].map((label, i) => h('th', { scope: 'col', class: i >= 2 ? 'num' : null }, label)))),
+    h('tbody', null, sorted.map((row) => h('tr', null,
+      h('td', null, row.day), h('td', null, keyName(row.keyId)),
+      h('td', { class: 'num' }, formatNumber(row.requests)),
+      h('td', { class: 'num' }, formatNumber(row.promptTokens)),
+      h('td', { class: 'num' }, formatNumber(row.completionTokens)))))));
+}
+
+function controls(keys, onChange) {
+  const metric = h('fieldset', { class: 'segmented' }, h('legend', { class: 'visually-hidden' }, 'Show'),
+    ['requests', 'tokens'].map((value, i) => h('label', null,
+      h('input', { type: 'radio', name: 'metric', value, checked: i === 0, onchange: onChange }), value === 'requests' ? 'Requests' : 'Tokens')));
+  const key = h('select', { id: 'usage-key', name: 'key', onchange: onChange },
+    h('option', { value: '' }, 'All keys'),
+    keys.map((k) => h('option', { value: k.id }, `${k.name} (${k.prefix}…${k.lastFour})${k.revokedAt ? ' – revoked' : ''}`)));
+  return h('form', { class: 'chart-controls', onsubmit: (e) => e.preventDefault() }, metric,
+    h('div', { class: 'field inline' }, h('label', { for: 'usage-key' }, 'Key'), key));
+}
+
+export function renderUsage({ session }) {
+  const body = h('div', { class: 'stack-lg', 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'Loading usage…'));
+
+  async function load() {
+    try {
+      const { days, keys, rows } = await api.get('usage');
+      const names = new Map(keys.map((k) => [k.id, `${k.name} (…${k.lastFour})`]));
+      const keyName = (id) => names.get(id) ?? id;
+      const chartSlot = h('div', { class: 'chart-slot' });
+      const form = controls(keys, draw);
+      function draw() {
+        const data = new FormData(form);
+        const metric = data.get('metric');
+        const keyId = data.get('key');
+        const perDay = new Map(days.map((day) => [day, 0]));
+        for (const row of rows) {
+          if (keyId && row.keyId !== keyId) continue;
+          const value = metric === 'requests' ? row.requests : row.promptTokens + row.completionTokens;
+          perDay.set(row.day, (perDay.get(row.day) ?? 0) + value);
+        }
+        replaceChildren(chartSlot, barChart({ days, values: days.map((day) => perDay.get(day)), label: metric }));
+      }
+      draw();
+      const sum = (pick) => rows.reduce((total, row) => total + pick(row), 0);
+      body.removeAttribute('aria-busy');
+      replaceChildren(body,
+        h('div', { class: 'tiles' },
+          tile('Requests', sum((r) => r.requests)),
+          tile('Prompt tokens', sum((r) => r.promptTokens)),
+          tile('Completion tokens', sum((r) => r.completionTokens))),
+        h('section', { class: 'card', 'aria-labelledby': 'chart-title' },
+          h('div', { class: 'card-head' }, h('h2', { id: 'chart-title' }, 'Per day'), form), chartSlot),
+        h('section', { class: 'card', 'aria-labelledby': 'table-title' }, h('h2', { id: 'table-title' }, 'Details'), usageTable(rows, keyName)));
+    } catch (error) {
+      replaceChildren(body, alertBox('error', error.message));
+    }
+  }
+
+  void load();
+  return h('div', { class: 'stack-lg' },
+    h('div', { class: 'page-head' },
+      h('h1', { tabindex: -1 }, 'Usage'),
+      h('p', { class: 'muted' }, 'Requests and tokens per day over the last 30 days (UTC), from the same counters the API writes.')),
+    suspendedNotice(session),
+    body);
+}

@@ -1,0 +1,53 @@
+// The prepared statements of the SQLite store, made once per connection.
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+const ACCOUNT_COLUMNS = 'a.id AS a_id, a.email AS a_email, a.status AS a_status, a.is_admin AS a_is_admin, a.created_at AS a_created_at';
+
+export type Statements = ReturnType<typeof prepareStatements>;
+
+export function prepareStatements(db: DatabaseSync) {
+  const sql = (text: string): StatementSync => db.prepare(text);
+  return {
+    insertSecret: sql('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
+    selectSecret: sql('SELECT value FROM meta WHERE name = ?'),
+    countAccounts: sql('SELECT count(*) AS n FROM accounts'),
+    insertAccount: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', ?, ?)
+                        ON CONFLICT (email) DO NOTHING`),
+    accountByEmail: sql('SELECT * FROM accounts WHERE email = ?'),
+    accountById: sql('SELECT * FROM accounts WHERE id = ?'),
+    setStatus: sql('UPDATE accounts SET status = ? WHERE email = ? RETURNING *'),
+    setAdmin: sql('UPDATE accounts SET is_admin = ? WHERE email = ? RETURNING *'),
+    insertKey: sql(`INSERT INTO keys (id, account_id, digest, name, prefix, last_four, models, rpm, tpm, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
+    keyByDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS} FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`),
+    allKeys: sql('SELECT * FROM keys ORDER BY created_at, rowid'),
+    keysOfAccount: sql('SELECT * FROM keys WHERE account_id = ? ORDER BY created_at, rowid'),
+    revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
+    markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),
+    addUsage: sql(`INSERT INTO usage_daily (key_id, day, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?)
+                   ON CONFLICT (key_id, day) DO UPDATE SET
+                     requests = requests + excluded.requests,
+                     prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+                     completion_tokens = completion_tokens + excluded.completion_tokens`),
+    usageByDay: sql(`SELECT * FROM usage_daily WHERE key_id IN (SELECT value FROM json_each(?)) AND day BETWEEN ? AND ?
+                     ORDER BY day, key_id`),
+    allAccounts: sql('SELECT * FROM accounts ORDER BY created_at, rowid'),
+    insertAccountOnce: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', 0, ?)
+                            ON CONFLICT (email) DO NOTHING RETURNING *`),
+    upsertPassword: sql('INSERT INTO passwords (account_id, hash) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash'),
+    passwordOf: sql('SELECT hash FROM passwords WHERE account_id = ?'),
+    insertSession: sql('INSERT INTO sessions (digest, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
+    sessionByDigest: sql('SELECT * FROM sessions WHERE digest = ? AND expires_at > ?'),
+    extendSession: sql('UPDATE sessions SET expires_at = ? WHERE digest = ?'),
+    deleteSession: sql('DELETE FROM sessions WHERE digest = ?'),
+    deleteExpiredSessions: sql('DELETE FROM sessions WHERE expires_at <= ?'),
+    countAttempt: sql(`INSERT INTO attempts (name, count, reset_at) VALUES (:name, 1, :resetAt)
+                       ON CONFLICT (name) DO UPDATE SET
+                         count = CASE WHEN reset_at <= :now THEN 1 ELSE count + 1 END,
+                         reset_at = CASE WHEN reset_at <= :now THEN excluded.reset_at ELSE reset_at END
+                       RETURNING count, reset_at`),
+    attemptsByName: sql('SELECT count, reset_at FROM attempts WHERE name = ? AND reset_at > ?'),
+    deleteAttempts: sql('DELETE FROM attempts WHERE name = ?'),
+    deleteExpiredAttempts: sql('DELETE FROM attempts WHERE reset_at <= ?'),
+  };
+}
