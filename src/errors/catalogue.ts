@@ -17,6 +17,7 @@ export interface ErrorEntry {
 }
 
 export const ERROR_CATALOGUE = {
+  malformed_request: { status: 400, type: 'invalid_request_error', message: 'The request framing is ambiguous (Content-Length repeated).' },
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
   invalid_encoding: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid UTF-8.' },
   invalid_content_type: { status: 400, type: 'invalid_request_error', message: 'Content-Type must be application/json.' },

@@ -6,10 +6,14 @@ import type { Lifecycle } from '../lifecycle/lifecycle.ts';
 import type { Logger } from '../observability/logger.ts';
 import { logRequest } from '../observability/request-log.ts';
 import { DONE_FRAME, frame } from '../streaming/sse-writer.ts';
+import { repeatsContentLength } from './framing.ts';
 import { RequestContext } from './request-context.ts';
 import { sendError } from './respond.ts';
 import type { Router } from './router.ts';
 import { type TemplatedApp, type us_listen_socket, uws } from './uws.ts';
+
+// Refused before (or without) reading the whole body: the connection cannot carry another request.
+const CLOSES_CONNECTION = new Set(['request_too_large', 'request_timeout', 'malformed_request']);
 
 export interface HttpServerOptions {
   readonly router: Router;
@@ -27,7 +31,10 @@ export class HttpServer {
   constructor(options: HttpServerOptions) {
     this.#options = options;
     this.#app = uws.App();
-    this.#app.any('/*', (res, req) => this.#handle(new RequestContext(res, req)));
+    this.#app.any('/*', (res, req) => {
+      const ctx = new RequestContext(res, req);
+      this.#handle(ctx, ctx.contentLength !== '' && repeatsContentLength(req));
+    });
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -52,7 +59,7 @@ export class HttpServer {
     this.#app.close();
   }
 
-  #handle(ctx: RequestContext): void {
+  #handle(ctx: RequestContext, ambiguousFraming: boolean): void {
     ctx.res.onAborted(() => {
       ctx.aborted = true;
       const onAbort = ctx.onAbort;
@@ -65,6 +72,10 @@ export class HttpServer {
     const handler = route?.handler(ctx.method);
     let pending: void | Promise<void> = undefined;
     try {
+      if (ambiguousFraming) {
+        ctx.res.onData(() => {}); // uWS wants a reader for a request with a body
+        throw new ApiError('malformed_request');
+      }
       if (route === undefined) throw new ApiError('unknown_route', { message: `No endpoint ${ctx.method} ${ctx.path.slice(0, 200)}. API paths start with /v1.` });
       if (handler === undefined) {
         throw new ApiError('method_not_allowed', { message: `${ctx.path} does not accept ${ctx.method}.`, headers: { allow: route.allow } });
@@ -85,7 +96,7 @@ export class HttpServer {
     if (ctx.aborted || ctx.finished) return;
     if (ctx.status === 0) {
       // A request whose body was refused unread cannot be kept alive.
-      sendError(ctx, apiError, { closeConnection: apiError.code === 'request_too_large' || apiError.code === 'request_timeout' });
+      sendError(ctx, apiError, { closeConnection: CLOSES_CONNECTION.has(apiError.code) });
       return;
     }
     ctx.errorCode = apiError.code;

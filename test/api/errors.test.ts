@@ -100,6 +100,17 @@ describe('request body rules (SPEC §4.1)', () => {
     expect(response.status).toBe(413);
   });
 
+  it('refuses a repeated Content-Length with 400 and closes', async () => {
+    const body = chatBody();
+    const response = await rawRequest(gateway.port, [
+      'POST /v1/chat/completions HTTP/1.1', 'Host: x', `Authorization: Bearer ${key}`, 'Content-Type: application/json',
+      `Content-Length: ${body.length}`, 'Content-Length: 5', '', body,
+    ].join('\r\n'));
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body).error.code).toBe('malformed_request');
+    expect(response.headers.connection).toBe('close');
+  });
+
   it('answers 408 to a body that stops arriving, and closes', async () => {
     const response = await rawRequest(gateway.port, [
       'POST /v1/chat/completions HTTP/1.1', 'Host: x', `Authorization: Bearer ${key}`,
