@@ -8,9 +8,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestBrowser, launchBrowser, processesUsing } from '../helpers/browser.ts';
 import { FAST_TEST_CONFIG, type TestGateway, startGateway } from '../helpers/gateway.ts';
+import { PASSWORD, createKeyOnPage, signUp as signUpOnPage } from '../helpers/dashboard-pages.ts';
 import { chatBody } from '../helpers/http.ts';
 
-const PASSWORD = 'correct horse battery';
 let gateway: TestGateway;
 let browser: TestBrowser;
 
@@ -34,18 +34,11 @@ function chat(key: string): Promise<Response> {
 }
 
 async function signUp(page: Page, email: string): Promise<void> {
-  await page.goto(`${gateway.origin}/dashboard/sign-up`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await signUpOnPage(page, gateway.origin, email);
 }
 
 async function createKey(page: Page, name: string, models: string[] = []): Promise<string> {
-  await page.getByLabel('Name', { exact: true }).fill(name);
-  for (const model of models) await page.getByRole('checkbox', { name: model, exact: true }).check();
-  await page.getByRole('button', { name: 'Create key' }).click();
-  const key = (await page.locator('#new-key').textContent()) ?? '';
+  const key = await createKeyOnPage(page, name, models);
   expect(key).toMatch(/^sk_munja_[0-9A-Za-z]{28}$/);
   return key;
 }

@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startGateway } from '../helpers/gateway.ts';
+import { createKeyOnPage as createKey, signUp as signUpOnPage } from '../helpers/dashboard-pages.ts';
 import { chatBody } from '../helpers/http.ts';
 
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
-const PASSWORD = 'correct horse battery';
 const DAY_MS = 86_400_000;
 
 const gateway = await startGateway();
@@ -65,21 +65,7 @@ try {
 }
 
 async function signUp(page: Page, email: string): Promise<void> {
-  await page.goto(`${gateway.origin}/dashboard/sign-up`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { name: 'API keys' }).waitFor();
-}
-
-async function createKey(page: Page, name: string, models: string[] = []): Promise<string> {
-  const dismiss = page.getByRole('button', { name: 'I have stored it' });
-  if (await dismiss.count()) await dismiss.click();
-  await page.getByLabel('Name', { exact: true }).fill(name);
-  for (const model of models) await page.getByRole('checkbox', { name: model, exact: true }).check();
-  await page.getByRole('button', { name: 'Create key' }).click();
-  await page.locator('tr', { hasText: name }).waitFor();
-  return (await page.locator('#new-key').textContent()) ?? '';
+  await signUpOnPage(page, gateway.origin, email);
 }
 
 async function chat(key: string): Promise<void> {

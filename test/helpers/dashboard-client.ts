@@ -1,13 +1,6 @@
 // Talks to the dashboard's JSON API the way its pages do: same-origin headers, the session cookie
 // and the CSRF token kept between calls. Plus a gateway on the Redis store for the same tests.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startApp } from '../../src/app.ts';
-import { createApiKey } from '../../src/auth/create-key.ts';
 import type { ConfigFile } from '../../src/config/config-schema.ts';
-import { loadConfig } from '../../src/config/load-config.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { FAST_TEST_CONFIG, type TestGateway, startGateway } from './gateway.ts';
 
 export interface ApiAnswer {
@@ -58,27 +51,8 @@ export class DashboardClient {
 }
 
 /** Like startGateway, on the Redis store at `redisUrl` when given. */
-export async function startDashboardGateway(options: { redisUrl?: string; config?: ConfigFile } = {}): Promise<TestGateway> {
+export function startDashboardGateway(options: { redisUrl?: string; config?: ConfigFile } = {}): Promise<TestGateway> {
   const config = options.config ?? FAST_TEST_CONFIG;
   if (options.redisUrl === undefined) return startGateway(config);
-  const dir = mkdtempSync(join(tmpdir(), 'munja-dashboard-'));
-  const env = { MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', REDIS_URL: options.redisUrl, MUNJA_WORKERS: '1' };
-  const settings = loadConfig(env, { redis: { commandTimeoutMs: 1_000 }, ...config });
-  const app = await startApp(settings, createLogger('silent'));
-  const origin = `http://127.0.0.1:${app.port}`;
-  return {
-    app,
-    port: app.port,
-    origin,
-    baseURL: `${origin}/v1`,
-    dataDir: dir,
-    async createKey(keyOptions = {}) {
-      const created = await createApiKey(app.store, { accountEmail: 'test@example.com', createAccount: true, ...keyOptions });
-      return { key: created.key, id: created.record.id };
-    },
-    async close() {
-      await app.shutdown();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return startGateway({ redis: { commandTimeoutMs: 1_000 }, ...config }, { env: { REDIS_URL: options.redisUrl, MUNJA_WORKERS: '1' } });
 }

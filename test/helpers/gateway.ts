@@ -30,9 +30,16 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: ConfigFile = FAST_TEST_CONFIG, dataDir?: string): Promise<TestGateway> {
-  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'munja-test-'));
-  const settings = loadConfig({ MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }, config);
+/**
+ * `env` adds settings (e.g. REDIS_URL for the Redis store); `dataDir` keeps the data dir across a
+ * restart (the caller then removes it).
+ */
+export async function startGateway(
+  config: ConfigFile = FAST_TEST_CONFIG,
+  options: { dataDir?: string; env?: Readonly<Record<string, string>> } = {},
+): Promise<TestGateway> {
+  const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'munja-test-'));
+  const settings = loadConfig({ MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...options.env }, config);
   const app = await startApp(settings, createLogger('silent'));
   const origin = `http://127.0.0.1:${app.port}`;
   return {
@@ -41,13 +48,13 @@ export async function startGateway(config: ConfigFile = FAST_TEST_CONFIG, dataDi
     origin,
     baseURL: `${origin}/v1`,
     dataDir: dir,
-    async createKey(options = {}) {
-      const created = await createApiKey(app.store, { accountEmail: 'test@example.com', createAccount: true, ...options });
+    async createKey(keyOptions = {}) {
+      const created = await createApiKey(app.store, { accountEmail: 'test@example.com', createAccount: true, ...keyOptions });
       return { key: created.key, id: created.record.id };
     },
     async close() {
       await app.shutdown();
-      if (dataDir === undefined) rmSync(dir, { recursive: true, force: true });
+      if (options.dataDir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
