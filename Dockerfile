@@ -13,7 +13,8 @@ FROM node:24-trixie-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    MUNJA_DATA=/data
+    MUNJA_DATA=/data \
+    MUNJA_METRICS_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
@@ -21,8 +22,10 @@ COPY src ./src
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
-EXPOSE 8080
+# 8080: the API; 9464: Prometheus metrics (publish it only on a private network).
+EXPOSE 8080 9464
+# Over HTTPS when TLS is on (there is no plain HTTP then); the local probe need not verify the cert.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const tls = Boolean(process.env.MUNJA_TLS_CERT); require(tls ? 'node:https' : 'node:http').get({ host: '127.0.0.1', port: process.env.PORT || 8080, path: '/health', rejectUnauthorized: false }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"]
 # Node runs the TypeScript sources directly (type stripping); SIGTERM drains then exits 0.
 CMD ["node", "src/cli/munja.ts", "serve"]

@@ -52,7 +52,7 @@ export async function startStack(tempDir: string): Promise<Stack> {
   let munja: Started;
   try {
     munja = startNode('munja', [MUNJA_CLI, 'serve'], {
-      env: { ...env, MUNJA_CONFIG: configPath, PORT: '0', HOST: '127.0.0.1' },
+      env: { ...env, MUNJA_CONFIG: configPath, PORT: '0', HOST: '127.0.0.1', MUNJA_METRICS_PORT: '0' },
       stdout: logFd,
     });
   } finally {

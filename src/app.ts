@@ -1,4 +1,5 @@
 // Wires the parts together; holds no request logic.
+import cluster from 'node:cluster';
 import { Authenticator } from './auth/authenticator.ts';
 import { mountDashboard } from './dashboard/mount-dashboard.ts';
 import type { Config } from './config/config-types.ts';
@@ -15,6 +16,8 @@ import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
 import type { LoggerHandle } from './observability/logger.ts';
+import { GatewayMetrics, answerPrimaryScrapes } from './observability/metrics.ts';
+import { type MetricsServer, renderRegistry, startMetricsServer } from './observability/metrics-server.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
 import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
 import { RedisLimiter } from './ratelimit/redis-limiter.ts';
@@ -27,13 +30,20 @@ export interface RunningApp {
   readonly port: number;
   readonly lifecycle: Lifecycle;
   readonly store: Store;
+  /** The GET /metrics listener's port; null when off, and in a cluster worker (the primary serves it). */
+  readonly metricsPort: number | null;
   /** Drains (bounded by the configured grace) and releases everything. True if nothing was cut off. */
   shutdown(): Promise<boolean>;
+  /** TLS only: re-reads the certificate and key for new connections; throws, changing nothing, if they are unusable. */
+  reloadTls(): void;
 }
 
 export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger' | 'requestLogger'>): Promise<RunningApp> {
   const { logger, requestLogger } = logs;
   const lifecycle = new Lifecycle();
+  // Created first: a cluster worker must answer the primary's scrapes while it is still starting.
+  const metrics = config.metrics === null ? null : new GatewayMetrics(config.models.map((model) => model.id));
+  if (metrics !== null) answerPrimaryScrapes(metrics.registry);
   // ioredis reports every failed reconnect; the limiter and auth log outages themselves.
   const store = await openStore(config, { onError: (error) => logger.debug({ err: error }, 'redis connection error') });
   const catalog = new ModelCatalog(config.models);
@@ -51,6 +61,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue });
   const pools = new UpstreamPools(config.models, config.upstream);
   const usage = new UsageRecorder(store, logger);
+  metrics?.attach({ engine, pools, limiter });
   const chatDeps = { config, catalog, auth, limiter, usage, dispatch: { engine, pools, timeouts: config.upstream } };
   const modelDeps = { catalog, auth };
   const mcpDeps = { ...chatDeps, logger, origins: new OriginPolicy(config.mcpAllowedOrigins) };
@@ -64,15 +75,21 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   await mountDashboard(router, { config, store, logger });
-  const server = new HttpServer({ router, lifecycle, logger, requestLogger });
+  const server = new HttpServer({ router, lifecycle, logger, requestLogger, tls: config.tls, metrics });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
   lifecycle.markReady();
+  let metricsServer: MetricsServer | null = null;
+  if (metrics !== null && config.metrics !== null && !cluster.isWorker) {
+    metricsServer = await startMetricsServer(config.metrics, renderRegistry(metrics.registry), logger);
+  }
 
   return {
     port,
     lifecycle,
     store,
+    metricsPort: metricsServer?.port ?? null,
+    reloadTls: () => server.reloadTls(),
     async shutdown(): Promise<boolean> {
       const drain = lifecycle.drain(config.shutdownGraceMs);
       server.stopListening();
@@ -80,7 +97,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       lifecycle.phase = 'stopped';
       server.close();
       redisStatus?.close();
-      await Promise.allSettled([engine.close(), pools.close(), usage.close(), limiter.close()]);
+      await Promise.allSettled([metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close()]);
       await store.close();
       logger.info({ drained }, 'stopped');
       return drained;

@@ -10,6 +10,7 @@ import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { runPrimary } from './lifecycle/cluster-primary.ts';
 import { createLogger, type Logger, type LoggerHandle } from './observability/logger.ts';
+import { renderCluster, startMetricsServer } from './observability/metrics-server.ts';
 import { openStore } from './store/open-store.ts';
 import { redactRedisUrl } from './store/redis-url.ts';
 
@@ -50,13 +51,15 @@ export async function serve(io: CliIo): Promise<number> {
 
 function baseUrl(config: Config, port: number): string {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  return `http://${host}:${port}`;
+  return `${config.tls ? 'https' : 'http'}://${host}:${port}`;
 }
 
-function readyLine(config: Config, port: number): Record<string, unknown> {
+function readyLine(config: Config, port: number, metricsPort: number | null): Record<string, unknown> {
   return {
     host: config.host,
     port,
+    tls: config.tls !== null,
+    metricsPort,
     workers: config.workers,
     models: config.models.map((model) => model.id),
     store: config.redis ? redactRedisUrl(config.redis.url) : config.dataDir,
@@ -71,7 +74,7 @@ async function serveOne({ config, io, logger, logs, flush, fatal }: Process): Pr
   } else {
     const firstKey = await createFirstKey(app.store);
     if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, baseUrl(config, app.port)));
-    logger.info(readyLine(config, app.port), 'ready');
+    logger.info(readyLine(config, app.port, app.metricsPort), 'ready');
   }
   return new Promise((resolve) => {
     let stopping = false;
@@ -93,9 +96,20 @@ async function serveOne({ config, io, logger, logs, flush, fatal }: Process): Pr
       }, (error: unknown) => fatal(error, 'shutdown'));
     };
     process.on('SIGTERM', stop);
+    // With TLS, SIGHUP re-reads the certificate and key (without TLS it keeps its default: exit).
+    if (config.tls) process.on('SIGHUP', () => reloadTls(app, logger));
     // Ctrl-C reaches every process of the group: a worker leaves it to the primary, which sends SIGTERM.
     process.on('SIGINT', cluster.isWorker ? () => {} : stop);
   });
+}
+
+function reloadTls(app: { reloadTls(): void }, logger: Logger): void {
+  try {
+    app.reloadTls();
+    logger.info('tls certificate reloaded');
+  } catch (error) {
+    logger.error({ err: error }, 'tls reload failed; still serving the previous certificate');
+  }
 }
 
 async function servePrimary({ config, io, logger, flush }: Process): Promise<number> {
@@ -104,13 +118,17 @@ async function servePrimary({ config, io, logger, flush }: Process): Promise<num
   const store = await openStore(config);
   const firstKey = await createFirstKey(store).finally(() => store.close());
   if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, baseUrl(config, port)));
+  // The primary serves GET /metrics: the sum of what every worker reports.
+  const metrics = config.metrics === null ? null : await startMetricsServer(config.metrics, renderCluster(), logger);
   const exitCode = await runPrimary({
     workers: config.workers,
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
     env: { PORT: String(port) },
-    onAllReady: () => logger.info(readyLine(config, port), 'ready'),
+    forwardSighup: config.tls !== null,
+    onAllReady: () => logger.info(readyLine(config, port, metrics?.port ?? null), 'ready'),
   });
+  await metrics?.close();
   flush();
   return exitCode;
 }

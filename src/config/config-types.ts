@@ -94,6 +94,20 @@ export interface RedisConfig {
   readonly connectTimeoutMs: number;
 }
 
+/** MUNJA_TLS_CERT / MUNJA_TLS_KEY: the port serves HTTPS only (absolute paths; re-read on SIGHUP). */
+export interface TlsConfig {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly passphrase: string | null;
+}
+
+/** MUNJA_METRICS_PORT / MUNJA_METRICS_HOST: where GET /metrics is served (its own listener). */
+export interface MetricsConfig {
+  readonly host: string;
+  /** 0: a free port. */
+  readonly port: number;
+}
+
 /** The web dashboard at /dashboard (the file's `server.dashboard`). */
 export interface DashboardConfig {
   readonly enabled: boolean;
@@ -118,6 +132,10 @@ export interface Config {
   readonly workers: number;
   readonly host: string;
   readonly port: number;
+  /** null: plain HTTP (e.g. behind a TLS-terminating proxy). */
+  readonly tls: TlsConfig | null;
+  /** null: no metrics listener (MUNJA_METRICS_PORT=off). */
+  readonly metrics: MetricsConfig | null;
   readonly dataDir: string;
   readonly redis: RedisConfig | null;
   readonly logLevel: LogLevel;

@@ -11,6 +11,8 @@ import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile 
 import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
+import { tlsFrom } from './tls-config.ts';
+import { metricsFrom } from './metrics-config.ts';
 
 export { ConfigError };
 
@@ -35,7 +37,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   const redis = redisFrom(env, file.redis);
   const workers = parseWorkers(env.MUNJA_WORKERS, redis !== null);
   const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile });
-  return deepFreeze({ ...config, dashboard: dashboardConfig(file.server?.dashboard, env) });
+  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), dashboard: dashboardConfig(file.server?.dashboard, env) });
 }
 
 /** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
@@ -106,7 +108,7 @@ export function validateConfigFile(value: unknown, source: string): ConfigFile {
 
 interface Basics { workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null }
 
-function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'> {
+function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'tls' | 'metrics'> {
   const models = buildModels(file.models ?? {});
   return {
     ...basics,

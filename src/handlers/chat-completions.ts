@@ -29,7 +29,14 @@ async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, body: Ui
   ctx.stream = request.stream;
   const admitted = await admitCompletion(deps, principal, request);
   ctx.promptTokens = admitted.promptTokens;
-  const result = await runCompletion(deps, admitted, ctx, request.stream ? ctx : null);
+  // Time spent on the target, for the gateway-overhead metric (total time minus this).
+  const dispatchedAt = performance.now();
+  let result;
+  try {
+    result = await runCompletion(deps, admitted, ctx, request.stream ? ctx : null);
+  } finally {
+    ctx.targetMs = performance.now() - dispatchedAt;
+  }
   ctx.promptTokens = result.billedPromptTokens;
   ctx.completionTokens = result.completionTokens;
   if (result.body !== null) send(ctx, 200, JSON.stringify(result.body), { ...admitted.headers, ...result.headers });

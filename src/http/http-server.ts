@@ -1,11 +1,14 @@
 // The uWS front end: one catch-all handler that copies what it needs from the request, registers
 // the abort handler before anything asynchronous, routes, and turns every failure into the
 // error shape (or, once a stream has started, an SSE error event).
+import type { TlsConfig } from '../config/config-types.ts';
+import { checkTlsFiles } from '../config/tls-config.ts';
 import { ApiError, toApiError } from '../errors/api-error.ts';
 import type { Lifecycle } from '../lifecycle/lifecycle.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
 import { logRequest } from '../observability/request-log.ts';
-import { DONE_FRAME, frame } from '../streaming/sse-writer.ts';
+import { DONE_FRAME, frame, openStreams } from '../streaming/sse-writer.ts';
 import { repeatsContentLength } from './framing.ts';
 import { RequestContext } from './request-context.ts';
 import { sendError } from './respond.ts';
@@ -21,20 +24,24 @@ export interface HttpServerOptions {
   readonly logger: Logger;
   /** For the one line per request (no redaction pass: its fields never hold a secret). */
   readonly requestLogger: Logger;
+  /** Serve HTTPS only (uWS SSLApp); null or absent: plain HTTP. */
+  readonly tls?: TlsConfig | null;
+  /** Observes every finished request (GET /metrics); null or absent: metrics are off. */
+  readonly metrics?: GatewayMetrics | null;
 }
 
 export class HttpServer {
-  readonly #app: TemplatedApp;
+  #app: TemplatedApp;
+  /** Apps replaced by a certificate reload: no longer listening, still serving their connections. */
+  readonly #retired: TemplatedApp[] = [];
   readonly #options: HttpServerOptions;
   #listenSocket: us_listen_socket | null = null;
+  #host = '';
+  #port = 0;
 
   constructor(options: HttpServerOptions) {
     this.#options = options;
-    this.#app = uws.App();
-    this.#app.any('/*', (res, req) => {
-      const ctx = new RequestContext(res, req);
-      this.#handle(ctx, ctx.contentLength !== '' && repeatsContentLength(req));
-    });
+    this.#app = this.#createApp();
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -42,9 +49,46 @@ export class HttpServer {
       this.#app.listen(host, port, (socket) => {
         if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
         this.#listenSocket = socket;
-        resolve(uws.us_socket_local_port(socket as never));
+        this.#host = host;
+        this.#port = uws.us_socket_local_port(socket as never);
+        // A port the kernel picked (port 0) cannot be shared through SO_REUSEPORT, which a reload
+        // needs: bind it again by number at once.
+        if (port === 0 && this.#options.tls) {
+          uws.us_listen_socket_close(socket);
+          this.#listenSocket = null;
+          this.#app.listen(host, this.#port, (again) => {
+            if (!again) return reject(new Error(`cannot listen on ${host}:${this.#port}`));
+            this.#listenSocket = again;
+            resolve(this.#port);
+          });
+          return;
+        }
+        resolve(this.#port);
       });
     });
+  }
+
+  /**
+   * Re-reads the certificate and key: a new SSLApp listens on the same port (SO_REUSEPORT), then
+   * the old listen socket closes; the old app keeps serving the connections it has. Throws (and
+   * changes nothing) when the files are unusable or the port cannot be shared.
+   */
+  reloadTls(): void {
+    const tls = this.#options.tls;
+    if (!tls) throw new Error('TLS is not enabled');
+    if (this.#listenSocket === null) throw new Error('not listening');
+    checkTlsFiles(tls);
+    const app = this.#createApp();
+    let socket = false as us_listen_socket | false; // uWS calls back synchronously
+    app.listen(this.#host, this.#port, (listenSocket) => { socket = listenSocket; });
+    if (!socket) {
+      app.close();
+      throw new Error(`cannot listen again on ${this.#host}:${this.#port} with the new certificate`);
+    }
+    uws.us_listen_socket_close(this.#listenSocket);
+    this.#retired.push(this.#app);
+    this.#app = app;
+    this.#listenSocket = socket;
   }
 
   /** Stops accepting new connections; open connections keep being served. */
@@ -57,6 +101,19 @@ export class HttpServer {
   close(): void {
     this.stopListening();
     this.#app.close();
+    for (const app of this.#retired.splice(0)) app.close();
+  }
+
+  #createApp(): TemplatedApp {
+    const { tls } = this.#options;
+    const app = tls
+      ? uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile, ...(tls.passphrase === null ? {} : { passphrase: tls.passphrase }) })
+      : uws.App();
+    app.any('/*', (res, req) => {
+      const ctx = new RequestContext(res, req);
+      this.#handle(ctx, ctx.contentLength !== '' && repeatsContentLength(req));
+    });
+    return app;
   }
 
   #handle(ctx: RequestContext, ambiguousFraming: boolean): void {
@@ -107,6 +164,8 @@ export class HttpServer {
   #done(ctx: RequestContext): void {
     if (!ctx.finished && !ctx.aborted) this.#fail(ctx, new Error('handler ended without a response'));
     this.#options.lifecycle.leave();
+    if (ctx.streamOpened) openStreams.count -= 1;
+    this.#options.metrics?.observe(ctx);
     logRequest(this.#options.requestLogger, ctx);
   }
 }

@@ -72,6 +72,13 @@ export class RequestContext implements Abortable {
   completionTokens = 0;
   errorCode: string | null = null;
   firstByteMs: number | null = null;
+  // Fields for the metrics (observability/metrics.ts), in ms since startedAt.
+  /** The first streamed event (time to first token); set by SseWriter. */
+  firstEventMs: number | null = null;
+  /** Spent waiting on the target (engine or upstream: dispatch until its outcome); null if never dispatched. */
+  targetMs: number | null = null;
+  /** An SSE response was opened: counted in the open-streams gauge until the request is done. */
+  streamOpened = false;
 
   constructor(res: HttpResponse, req: HttpRequest) {
     this.res = res;

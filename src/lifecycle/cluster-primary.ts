@@ -11,6 +11,8 @@ export interface PrimaryOptions {
   readonly shutdownGraceMs: number;
   /** Environment for the workers (e.g. the port chosen by the primary). */
   readonly env: Readonly<Record<string, string>>;
+  /** Pass SIGHUP on to every worker (each re-reads its TLS certificate). */
+  readonly forwardSighup?: boolean;
   /** Called once, when every first-generation worker is serving. */
   readonly onAllReady: () => void;
 }
@@ -64,6 +66,13 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     };
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
+    if (options.forwardSighup) {
+      process.on('SIGHUP', () => {
+        if (stopping) return;
+        logger.info({ workers: startedAt.size }, 'reloading tls in workers');
+        for (const worker of startedAt.keys()) worker.process.kill('SIGHUP');
+      });
+    }
 
     for (let i = 0; i < options.workers; i++) fork();
   });

@@ -8,6 +8,9 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
+/** SSE responses open in this process (the open-streams gauge); the HTTP server decrements it when the request is done. */
+export const openStreams = { count: 0 };
+
 export class SseWriter {
   readonly #ctx: RequestContext;
 
@@ -29,12 +32,18 @@ export class SseWriter {
       ok = ctx.res.write(firstEvents);
     });
     if (ctx.firstByteMs === null) ctx.firstByteMs = Math.round(ctx.elapsedMs() * 100) / 100;
+    if (!ctx.streamOpened) {
+      ctx.streamOpened = true;
+      openStreams.count += 1;
+    }
+    if (firstEvents !== '' && ctx.firstEventMs === null) ctx.firstEventMs = ctx.elapsedMs();
     return ok;
   }
 
   /** Writes already-framed events (`data: …\n\n`). False means: wait for whenWritable. */
   write(events: string | Uint8Array): boolean {
     if (this.closed) return false;
+    if (this.#ctx.firstEventMs === null) this.#ctx.firstEventMs = this.#ctx.elapsedMs();
     let ok = true;
     this.#ctx.res.cork(() => { ok = this.#ctx.res.write(events); });
     return ok;

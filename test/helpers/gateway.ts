@@ -39,9 +39,9 @@ export async function startGateway(
   options: { dataDir?: string; env?: Readonly<Record<string, string>> } = {},
 ): Promise<TestGateway> {
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'munja-test-'));
-  const settings = loadConfig({ MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...options.env }, config);
+  const settings = loadConfig({ MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', MUNJA_METRICS_PORT: 'off', ...options.env }, config);
   const app = await startApp(settings, createLogger('silent'));
-  const origin = `http://127.0.0.1:${app.port}`;
+  const origin = `${settings.tls ? 'https' : 'http'}://127.0.0.1:${app.port}`;
   return {
     app,
     port: app.port,

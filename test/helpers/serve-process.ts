@@ -14,6 +14,8 @@ export function killServeProcesses(): void {
 export interface ServeProcess {
   readonly child: ChildProcess;
   readonly port: number;
+  /** The GET /metrics port from the "ready" line; null when metrics are off. */
+  readonly metricsPort: number | null;
   stdout(): string;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
@@ -21,7 +23,7 @@ export interface ServeProcess {
 
 export async function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', MUNJA_METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -43,5 +45,6 @@ export async function startServeProcess(env: Record<string, string>): Promise<Se
     child.stdout!.on('data', check);
     void exited.then(() => { clearTimeout(timer); reject(new Error(`server exited:\n${out}\n${err}`)); });
   });
-  return { child, port, stdout: () => out, exited };
+  const metricsPort = /"msg":"ready"/.test(out) ? /"metricsPort":(\d+)/.exec(out) : null;
+  return { child, port, metricsPort: metricsPort ? Number(metricsPort[1]) : null, stdout: () => out, exited };
 }

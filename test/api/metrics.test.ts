@@ -1,0 +1,174 @@
+// GET /metrics: on its own listener (not the API port), the series a finished request leaves, and
+// in cluster mode the primary's sum over its workers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatBody } from '../helpers/http.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { startRedis, type TestRedis } from '../helpers/redis-server.ts';
+import { killServeProcesses, startServeProcess } from '../helpers/serve-process.ts';
+
+/** `name{labels} value` lines → value, for the series named. */
+function sample(text: string, series: string): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
+  }
+  return undefined;
+}
+
+async function scrape(port: number): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/plain');
+  return response.text();
+}
+
+function chat(port: number, key: string, body: string) {
+  return fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+  });
+}
+
+describe('GET /metrics (one process)', () => {
+  let gateway: TestGateway;
+  let metricsPort: number;
+
+  beforeAll(async () => {
+    gateway = await startGateway(undefined, { env: { MUNJA_METRICS_PORT: '0' } });
+    metricsPort = gateway.app.metricsPort!;
+  });
+  afterAll(() => gateway.close());
+
+  it('listens on its own port; the API port has no /metrics', async () => {
+    expect(metricsPort).toBeGreaterThan(0);
+    expect(metricsPort).not.toBe(gateway.port);
+    expect((await fetch(`${gateway.origin}/metrics`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
+  });
+
+  it('counts requests by model and status, tokens, latencies and rate-limit rejections', async () => {
+    const { key } = await gateway.createKey();
+    const limited = await gateway.createKey({ accountEmail: 'limited@example.com', rpm: 1 });
+    const ok = await chat(gateway.port, key, chatBody({ model: 'fast', max_tokens: 5 }));
+    expect(ok.status).toBe(200);
+    const usage = ((await ok.json()) as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
+    expect((await chat(gateway.port, key, chatBody({ model: 'fast', temperature: 9 }))).status).toBe(400);
+    expect((await chat(gateway.port, 'sk_munja_wrong', chatBody())).status).toBe(401);
+    expect((await chat(gateway.port, key, chatBody({ model: 'no-such-model' }))).status).toBe(404);
+    expect((await chat(gateway.port, limited.key, chatBody({ model: 'default', max_tokens: 3 }))).status).toBe(200);
+    expect((await chat(gateway.port, limited.key, chatBody({ model: 'default', max_tokens: 3 }))).status).toBe(429);
+    const stream = await chat(gateway.port, key, chatBody({ model: 'pro', stream: true, max_tokens: 4 }));
+    expect(stream.status).toBe(200);
+    expect(await stream.text()).toContain('data: [DONE]');
+
+    const text = await scrape(metricsPort);
+    expect(sample(text, 'munja_requests_total{model="fast",status="200"}')).toBe(1);
+    // Invalid bodies are refused before the model is known.
+    expect(sample(text, 'munja_requests_total{model="none",status="400"}')).toBe(1);
+    expect(sample(text, 'munja_requests_total{model="none",status="401"}')).toBe(1);
+    expect(sample(text, 'munja_requests_total{model="other",status="404"}')).toBe(1);
+    expect(sample(text, 'munja_requests_total{model="default",status="200"}')).toBe(1);
+    expect(sample(text, 'munja_requests_total{model="default",status="429"}')).toBe(1);
+    expect(sample(text, 'munja_requests_total{model="pro",status="200"}')).toBe(1);
+    expect(text).not.toContain('no-such-model');
+    expect(sample(text, 'munja_rate_limit_rejections_total{reason="rate_limit_exceeded"}')).toBe(1);
+    expect(sample(text, 'munja_rate_limit_rejections_total{reason="limiter_unavailable"}')).toBe(0);
+
+    expect(sample(text, 'munja_tokens_total{model="fast",direction="in"}')).toBe(usage.prompt_tokens);
+    expect(sample(text, 'munja_tokens_total{model="fast",direction="out"}')).toBe(usage.completion_tokens);
+    expect(sample(text, 'munja_tokens_total{model="pro",direction="out"}')).toBeGreaterThan(0);
+
+    // Every chat completion request has a total time; overhead only those that reached their model.
+    expect(sample(text, 'munja_request_duration_seconds_count{model="fast",stream="false"}')).toBe(1);
+    expect(sample(text, 'munja_request_duration_seconds_bucket{model="fast",stream="false",le="+Inf"}')).toBe(1);
+    expect(sample(text, 'munja_request_duration_seconds_count{model="none",stream="false"}')).toBe(2); // the 400 and the 401
+    expect(sample(text, 'munja_request_duration_seconds_count{model="default",stream="false"}')).toBe(2); // the 200 and the 429
+    expect(sample(text, 'munja_request_duration_seconds_count{model="pro",stream="true"}')).toBe(1);
+    expect(sample(text, 'munja_gateway_overhead_seconds_count{model="fast",stream="false"}')).toBe(1);
+    expect(sample(text, 'munja_gateway_overhead_seconds_count{model="default",stream="false"}')).toBe(1);
+    expect(sample(text, 'munja_gateway_overhead_seconds_count{model="pro",stream="true"}')).toBe(1);
+    const overhead = sample(text, 'munja_gateway_overhead_seconds_sum{model="fast",stream="false"}')!;
+    const total = sample(text, 'munja_request_duration_seconds_sum{model="fast",stream="false"}')!;
+    expect(overhead).toBeGreaterThan(0);
+    expect(overhead).toBeLessThanOrEqual(total);
+    expect(sample(text, 'munja_time_to_first_token_seconds_count{model="pro"}')).toBe(1);
+    expect(sample(text, 'munja_time_to_first_token_seconds_count{model="fast"}')).toBeUndefined();
+
+    expect(sample(text, 'munja_open_streams')).toBe(0);
+    expect(sample(text, 'munja_engine_threads')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'munja_engine_queued_tasks')).toBe(0);
+    expect(text).toContain('# TYPE munja_engine_utilization gauge');
+    // The in-memory limiter has no fallback counters.
+    expect(text).not.toMatch(/^munja_limiter_local_decisions_total /m);
+  });
+
+  it('counts an SSE response as open until it ends', async () => {
+    const slow = await startGateway({
+      engine: { threads: 1 },
+      models: { slow: { local: { language: 'en', tokensPerSecond: 20 } } },
+    }, { env: { MUNJA_METRICS_PORT: '0' } });
+    try {
+      const { key } = await slow.createKey();
+      const response = await chat(slow.port, key, chatBody({ model: 'slow', stream: true, max_tokens: 20 }));
+      const reader = response.body!.getReader();
+      await reader.read();
+      expect(sample(await scrape(slow.app.metricsPort!), 'munja_open_streams')).toBeGreaterThanOrEqual(1);
+      await reader.cancel();
+      const deadline = Date.now() + 5_000;
+      let open = -1;
+      while (Date.now() < deadline) {
+        open = sample(await scrape(slow.app.metricsPort!), 'munja_open_streams')!;
+        if (open === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(open).toBe(0);
+      const text = await scrape(slow.app.metricsPort!);
+      // The client left mid-stream: 499.
+      expect(sample(text, 'munja_requests_total{model="slow",status="499"}')).toBe(1);
+      expect(sample(text, 'munja_time_to_first_token_seconds_count{model="slow"}')).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('GET /metrics (cluster)', () => {
+  let redis: TestRedis;
+  const dir = mkdtempSync(join(tmpdir(), 'munja-metrics-'));
+
+  beforeAll(async () => { redis = await startRedis(); });
+  afterAll(async () => {
+    killServeProcesses();
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the primary reports the sum over its workers', async () => {
+    const server = await startServeProcess({ REDIS_URL: redis.url, MUNJA_WORKERS: '2', MUNJA_DATA: dir });
+    expect(server.metricsPort).not.toBeNull();
+    expect(server.metricsPort).not.toBe(server.port);
+    const key = /^\s+(sk_munja_\w+)$/m.exec(server.stdout())?.[1];
+    expect(key).toBeDefined();
+    const requests = 40;
+    // Fresh connections, so that the kernel spreads them over both workers.
+    const statuses = await Promise.all(Array.from({ length: requests }, () => fetch(`http://127.0.0.1:${server.port}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', connection: 'close' },
+      body: chatBody({ model: 'fast', max_tokens: 4 }),
+    }).then((response) => response.status)));
+    expect(statuses.every((status) => status === 200)).toBe(true);
+
+    const text = await scrape(server.metricsPort!);
+    expect(sample(text, 'munja_requests_total{model="fast",status="200"}')).toBe(requests);
+    expect(sample(text, 'munja_request_duration_seconds_count{model="fast",stream="false"}')).toBe(requests);
+    // Both workers answered: each runs at least one engine thread, and the limiter is Redis's.
+    expect(sample(text, 'munja_engine_threads')).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'munja_limiter_local_decisions_total')).toBe(0);
+    expect((await fetch(`http://127.0.0.1:${server.port}/metrics`)).status).toBe(404);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  }, 60_000);
+});
