@@ -75,7 +75,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   await mountDashboard(router, { config, store, logger });
-  const server = new HttpServer({ router, lifecycle, logger, requestLogger, tls: config.tls, metrics });
+  const server = new HttpServer({ router, lifecycle, logger, requestLogger, tls: config.tls, metrics, maxInFlight: config.maxInFlight });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
   lifecycle.markReady();

@@ -53,6 +53,7 @@ export const CONFIG_FILE_SCHEMA = {
         maxJsonDepth: { type: 'integer', minimum: 4, maximum: 1000 },
         bodyTimeoutMs: positiveInt,
         shutdownGraceMs: nonNegativeInt,
+        maxInFlight: positiveInt,
         authCacheTtlMs: { type: 'integer', minimum: 0, maximum: 10_000 },
         // Browser origins exactly as browsers send them: scheme://host[:port], no path.
         mcpAllowedOrigins: { type: 'array', maxItems: 100, items: { type: 'string', pattern: '^https?://[^/?#\\s]+$' } },
@@ -154,7 +155,7 @@ export interface DashboardFile {
   signInThrottle?: { accountFailures?: number; addressFailures?: number; windowMs?: number };
 }
 export interface ConfigFile {
-  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; shutdownGraceMs?: number; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
+  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; shutdownGraceMs?: number; maxInFlight?: number; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
   upstream?: { connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number };
   redis?: { commandTimeoutMs?: number; connectTimeoutMs?: number };
   limits?: {

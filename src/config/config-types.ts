@@ -145,6 +145,8 @@ export interface Config {
   /** Deadline for a body that arrives in pieces. */
   readonly bodyTimeoutMs: number;
   readonly shutdownGraceMs: number;
+  /** Requests in flight in this process beyond which new ones get 503 `overloaded` (probes excepted). */
+  readonly maxInFlight: number;
   /** Default per-key limits (a key may carry its own) and the limiter's settings. */
   readonly limits: LimitsConfig;
   readonly engine: { readonly threads: number; readonly maxQueue: number };

@@ -6,6 +6,7 @@ export const DEFAULT_SERVER = {
   maxJsonDepth: 32,
   bodyTimeoutMs: 30_000,
   shutdownGraceMs: 15_000,
+  maxInFlight: 20_000,
   authCacheTtlMs: 1_000,
   mcpAllowedOrigins: [],
 } as const;

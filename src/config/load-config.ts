@@ -116,6 +116,7 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     maxJsonDepth: file.server?.maxJsonDepth ?? DEFAULT_SERVER.maxJsonDepth,
     bodyTimeoutMs: file.server?.bodyTimeoutMs ?? DEFAULT_SERVER.bodyTimeoutMs,
     shutdownGraceMs: file.server?.shutdownGraceMs ?? DEFAULT_SERVER.shutdownGraceMs,
+    maxInFlight: file.server?.maxInFlight ?? DEFAULT_SERVER.maxInFlight,
     authCacheTtlMs: file.server?.authCacheTtlMs ?? (basics.redis ? DEFAULT_REDIS.authCacheTtlMs : DEFAULT_SERVER.authCacheTtlMs),
     mcpAllowedOrigins: Object.freeze([...(file.server?.mcpAllowedOrigins ?? DEFAULT_SERVER.mcpAllowedOrigins)]),
     upstream: { ...DEFAULT_UPSTREAM_TIMEOUTS, ...file.upstream },

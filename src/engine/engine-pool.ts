@@ -26,6 +26,7 @@ export interface EnginePoolStats {
 }
 
 const DEFAULT_MAX_QUEUE = 1024;
+const RETRY_SOON = { 'retry-after': '1' };
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 // piscina signals a full queue only through these messages.
 const QUEUE_FULL_MESSAGES = new Set(['Task queue is at limit', 'No task queue available and all Workers are busy']);
@@ -113,7 +114,7 @@ export class EnginePool {
   }
 
   #toApiError(error: unknown): ApiError {
-    if (error instanceof Error && QUEUE_FULL_MESSAGES.has(error.message)) return new ApiError('overloaded');
+    if (error instanceof Error && QUEUE_FULL_MESSAGES.has(error.message)) return new ApiError('overloaded', { headers: RETRY_SOON });
     if (this.#closed && error instanceof Error && error.name === 'AbortError') return new ApiError('shutting_down');
     return new ApiError('engine_error');
   }

@@ -28,7 +28,13 @@ export interface HttpServerOptions {
   readonly tls?: TlsConfig | null;
   /** Observes every finished request (GET /metrics); null or absent: metrics are off. */
   readonly metrics?: GatewayMetrics | null;
+  /** Requests in flight beyond which new ones are shed with 503 `overloaded` (probes excepted). */
+  readonly maxInFlight?: number;
 }
+
+// Probes must answer under a flood: a shed /health would get a healthy instance restarted.
+const PROBE_PATHS = new Set(['/health', '/readyz']);
+const RETRY_SOON = { 'retry-after': '1' };
 
 export class HttpServer {
   #app: TemplatedApp;
@@ -129,6 +135,13 @@ export class HttpServer {
     const handler = route?.handler(ctx.method);
     let pending: void | Promise<void> = undefined;
     try {
+      if (lifecycle.inFlight > (this.#options.maxInFlight ?? Infinity) && !PROBE_PATHS.has(ctx.path)) {
+        // Shed before any work, and close: the body stays unread and the client should back off.
+        ctx.res.onData(() => {});
+        sendError(ctx, new ApiError('overloaded', { headers: RETRY_SOON }), { closeConnection: true });
+        this.#done(ctx);
+        return;
+      }
       if (ambiguousFraming) {
         ctx.res.onData(() => {}); // uWS wants a reader for a request with a body
         throw new ApiError('malformed_request');

@@ -1,0 +1,45 @@
+// Past server.maxInFlight a worker sheds new requests with 503 `overloaded` and Retry-After
+// (429 stays for rate limits), keeps answering its probes, and serves again once load drops.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { chatBody } from '../helpers/http.ts';
+
+let gateway: TestGateway;
+let key: string;
+
+beforeAll(async () => {
+  gateway = await startGateway({ ...FAST_TEST_CONFIG, server: { maxInFlight: 2 }, models: { fast: { local: { tokensPerSecond: 20 } } } });
+  ({ key } = await gateway.createKey());
+});
+afterAll(() => gateway.close());
+
+function stream(signal?: AbortSignal) {
+  return fetch(`${gateway.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: chatBody({ stream: true, max_tokens: 200 }),
+    signal,
+  });
+}
+
+describe('overload', () => {
+  it('sheds the request past the cap, answers probes, and recovers', async () => {
+    const controller = new AbortController();
+    const busy = await Promise.all([stream(controller.signal), stream(controller.signal)]);
+    for (const response of busy) expect(response.status).toBe(200);
+
+    const shed = await stream();
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get('retry-after')).toBe('1');
+    expect((await shed.json()).error.code).toBe('overloaded');
+    expect((await fetch(`${gateway.origin}/health`)).status).toBe(200);
+    expect((await fetch(`${gateway.origin}/readyz`)).status).toBe(200);
+
+    controller.abort();
+    await Promise.allSettled(busy.map((response) => response.text()));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = await stream();
+    expect(after.status).toBe(200);
+    await after.body?.cancel();
+  });
+});
