@@ -22,8 +22,8 @@ export function firstKeyBanner(key: string, baseUrl: string): string {
     'Try it:',
     `  curl ${baseUrl}/v1/chat/completions -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"model":"auto","messages":[{"role":"user","content":"Hello!"}]}'`,
     '',
-    `Dashboard: ${baseUrl}/dashboard — sign up there, then make yourself an admin with`,
-    '  npx munja accounts admin you@example.com',
+    `Dashboard: ${baseUrl}/dashboard — sign in as ${FIRST_ADMIN_EMAIL} after giving it a password:`,
+    `  printf '%s' "$PASSWORD" | npx munja accounts password ${FIRST_ADMIN_EMAIL}`,
     '',
     '',
   ].join('\n');

@@ -1,9 +1,10 @@
-// `munja accounts create|suspend|resume|admin EMAIL`.
+// `munja accounts create|suspend|resume|admin|password EMAIL`.
 import type { Account, Store } from '../store/store.ts';
 import { HELP_OPTION, expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
 import { EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { accountJson } from './format.ts';
 import { withStore } from './open-store.ts';
+import { passwordCommand } from './password-command.ts';
 import { USAGE } from './usage.ts';
 
 interface Outcome {
@@ -44,7 +45,8 @@ function found(account: Account | undefined, email: string): Account {
 
 export async function accountsCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub === undefined) throw usageError('missing accounts subcommand (create, suspend, resume or admin)');
+  if (sub === undefined) throw usageError('missing accounts subcommand (create, suspend, resume, admin or password)');
+  if (sub === 'password') return passwordCommand(rest, io);
   const action = Object.hasOwn(ACTIONS, sub) ? ACTIONS[sub] : undefined;
   if (action === undefined) throw usageError(`unknown accounts subcommand '${sub}'`);
 

@@ -8,6 +8,8 @@ export interface CliIo {
   readonly stdout: CliOutput;
   readonly stderr: CliOutput;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where `accounts password` reads the password from (never an argument: it would land in shell history). */
+  readonly stdin?: AsyncIterable<string | Buffer> & { readonly isTTY?: boolean };
 }
 
 export const EXIT_OK = 0;

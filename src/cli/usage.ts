@@ -12,6 +12,7 @@ Commands:
   accounts resume EMAIL [--json]        Lift a suspension.
   accounts admin EMAIL [--revoke] [--json]
                                         Make (or with --revoke, unmake) an admin.
+  accounts password EMAIL [--json]      Set the dashboard password, read from standard input.
   help                                  Show this text.
 
 Environment:

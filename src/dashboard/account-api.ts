@@ -8,11 +8,10 @@ import { clientAddress } from './client-address.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { requiredString } from './dashboard-input.ts';
+import { MAX_PASSWORD_CHARS, passwordProblem } from './password-policy.ts';
 import { checkSameOrigin } from './same-origin.ts';
 
 const MAX_EMAIL = 254;
-const MIN_PASSWORD = 10;
-const MAX_PASSWORD = 128;
 
 export async function signUp(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
   checkSameOrigin(headers);
@@ -22,10 +21,9 @@ export async function signUp(deps: DashboardDeps, { ctx, headers, json }: Dashbo
   if (!isPlausibleEmail(email)) {
     throw new ApiError('invalid_value', { param: 'email', message: 'Enter an email address such as ana@example.com.' });
   }
-  const password = requiredString(body, 'password', MAX_PASSWORD);
-  if ([...password].length < MIN_PASSWORD) {
-    throw new ApiError('invalid_value', { param: 'password', message: `Use a password of at least ${MIN_PASSWORD} characters.` });
-  }
+  const password = requiredString(body, 'password', MAX_PASSWORD_CHARS);
+  const problem = passwordProblem(password);
+  if (problem !== null) throw new ApiError('invalid_value', { param: 'password', message: problem });
   await deps.throttle.countSignUp(clientAddress(headers, deps.config.dashboard.trustProxy));
   const account = await deps.store.createAccountWithPassword(email, await deps.hasher.hash(password));
   if (account === undefined) throw new ApiError('email_unavailable', { param: 'email' });
@@ -36,7 +34,7 @@ export async function signIn(deps: DashboardDeps, { ctx, headers, json }: Dashbo
   checkSameOrigin(headers);
   const body = await json();
   const email = requiredString(body, 'email', MAX_EMAIL);
-  const password = requiredString(body, 'password', MAX_PASSWORD);
+  const password = requiredString(body, 'password', MAX_PASSWORD_CHARS);
   const address = clientAddress(headers, deps.config.dashboard.trustProxy);
   await deps.throttle.check(email, address);
   const account = isPlausibleEmail(email) ? await deps.store.findAccountByEmail(email) : undefined;

@@ -1,0 +1,42 @@
+// `munja accounts password EMAIL`: gives an account (e.g. the first-start admin, or one made by the
+// CLI) a dashboard password, read from standard input so that it never appears in shell history.
+import { PasswordHasher } from '../dashboard/password-hasher.ts';
+import { passwordProblem } from '../dashboard/password-policy.ts';
+import { HELP_OPTION, expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
+import { CliError, EXIT_FAILURE, EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
+import { accountJson } from './format.ts';
+import { withStore } from './open-store.ts';
+import { USAGE } from './usage.ts';
+
+export async function passwordCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { ...HELP_OPTION, json: { type: 'boolean' } });
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL']);
+  const email = parseEmail(rawEmail);
+  const password = await readPassword(io);
+  const problem = passwordProblem(password);
+  if (problem !== null) throw new CliError(EXIT_FAILURE, problem);
+  const hash = await new PasswordHasher(1).hash(password);
+  const account = await withStore(io, async (store) => {
+    const found = await store.findAccountByEmail(email);
+    if (found === undefined) throw notFound(`no account with email ${email}`);
+    await store.setPasswordHash(found.id, hash);
+    return found;
+  });
+  if (values.json) writeJson(io, accountJson(account));
+  else io.stdout.write(`${email} can now sign in to the dashboard with that password.\n`);
+  return EXIT_OK;
+}
+
+async function readPassword(io: CliIo): Promise<string> {
+  if (io.stdin === undefined || io.stdin.isTTY) {
+    throw usageError("pipe the password on standard input, e.g. printf '%s' \"$PASSWORD\" | munja accounts password EMAIL");
+  }
+  let text = '';
+  for await (const chunk of io.stdin) text += chunk.toString();
+  // One trailing newline (from echo or a file) is not part of the password.
+  return text.replace(/\r?\n$/, '');
+}

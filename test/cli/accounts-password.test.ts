@@ -1,0 +1,37 @@
+// `munja accounts password EMAIL` (password on standard input) lets a CLI-made account, such as
+// the first-start admin, sign in to the dashboard.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DashboardClient } from '../helpers/dashboard-client.ts';
+import { startGateway } from '../helpers/gateway.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'munja-password-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function munja(args: string[], input: string) {
+  return spawnSync(process.execPath, ['src/cli/munja.ts', ...args], { env: { ...process.env, MUNJA_DATA: dir }, input });
+}
+
+describe('munja accounts password', () => {
+  it('sets a password the dashboard accepts, and refuses a short one or an unknown account', async () => {
+    execFileSync(process.execPath, ['src/cli/munja.ts', 'accounts', 'create', 'ops@example.com'], { env: { ...process.env, MUNJA_DATA: dir } });
+    const short = munja(['accounts', 'password', 'ops@example.com'], 'short\n');
+    expect(short.status).toBe(1);
+    expect(short.stderr.toString()).toContain('at least 10 characters');
+    expect(munja(['accounts', 'password', 'nobody@example.com'], 'a long enough password\n').status).toBe(1);
+    const set = munja(['accounts', 'password', 'ops@example.com', '--json'], 'a long enough password\n');
+    expect(set.status, set.stderr.toString()).toBe(0);
+    expect(JSON.parse(set.stdout.toString()).email).toBe('ops@example.com');
+
+    const gateway = await startGateway(undefined, { dataDir: dir });
+    try {
+      expect((await new DashboardClient(gateway.origin).signIn('ops@example.com', 'a long enough password')).status).toBe(200);
+      expect((await new DashboardClient(gateway.origin).signIn('ops@example.com', 'a long enough passworD')).status).toBe(401);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
