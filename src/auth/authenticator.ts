@@ -91,11 +91,6 @@ export class Authenticator {
     }
   }
 
-  /** Drops every cached key. */
-  forgetAll(): void {
-    this.forget({ kind: 'all' });
-  }
-
   #find(digest: string): Promise<KeyWithAccount | undefined> {
     let pending = this.#inFlight.get(digest);
     if (pending === undefined) {

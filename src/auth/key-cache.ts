@@ -29,10 +29,6 @@ export class KeyCache<V> {
     this.#entries.set(key, { value, expiresAt: now + this.#ttlMs });
   }
 
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
-
   deleteWhere(matches: (value: V) => boolean): void {
     for (const [key, entry] of this.#entries) {
       if (matches(entry.value)) this.#entries.delete(key);

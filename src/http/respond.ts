@@ -37,10 +37,6 @@ export function send(
   return true;
 }
 
-export function sendJson(ctx: RequestContext, status: number, value: unknown, headers?: Headers): boolean {
-  return send(ctx, status, JSON.stringify(value), headers);
-}
-
 export function sendError(ctx: RequestContext, error: ApiError, options: { closeConnection?: boolean } = {}): boolean {
   ctx.errorCode = error.code;
   return send(ctx, error.status, JSON.stringify(error), error.headers, options);

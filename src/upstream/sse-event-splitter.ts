@@ -35,9 +35,4 @@ export class SseEventSplitter {
     }
     if (start < data.length) this.#pending = Buffer.from(data.subarray(start));
   }
-
-  /** Bytes of an event that never completed (the upstream stopped mid-event). */
-  get pendingBytes(): number {
-    return this.#pending?.length ?? 0;
-  }
 }
