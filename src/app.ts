@@ -15,6 +15,11 @@ import { RedisStatus } from './lifecycle/redis-status.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
+import { RouteChoice } from './models/route-choice.ts';
+import { InFlight } from './dispatch/in-flight.ts';
+import { KeyInFlight } from './dispatch/key-in-flight.ts';
+import { RetryBudget } from './dispatch/retry-budget.ts';
+import { UpstreamHealth } from './dispatch/upstream-health.ts';
 import type { LoggerHandle } from './observability/logger.ts';
 import { GatewayMetrics, answerPrimaryScrapes } from './observability/metrics.ts';
 import { type MetricsServer, renderRegistry, startMetricsServer } from './observability/metrics-server.ts';
@@ -22,6 +27,7 @@ import type { Limiter } from './ratelimit/limiter.ts';
 import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
 import { RedisLimiter } from './ratelimit/redis-limiter.ts';
 import { openStore } from './store/open-store.ts';
+import { setCommandTimeout } from './store/redis-connection.ts';
 import type { Store } from './store/store.ts';
 import { UsageRecorder } from './store/usage-recorder.ts';
 import { UpstreamPools } from './upstream/upstream-pools.ts';
@@ -46,6 +52,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   if (metrics !== null) answerPrimaryScrapes(metrics.registry);
   // ioredis reports every failed reconnect; the limiter and auth log outages themselves.
   const store = await openStore(config, { onError: (error) => logger.debug({ err: error }, 'redis connection error') });
+  if (store.redis !== null && config.redis !== null) setCommandTimeout(store.redis, Math.max(config.redis.commandTimeoutMs, config.redis.connectTimeoutMs));
   const catalog = new ModelCatalog(config.models);
   const auth = new Authenticator({
     store,
@@ -54,6 +61,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     cacheTtlMs: config.authCacheTtlMs,
   });
   await store.events.subscribe((event) => auth.forget(event));
+  if (store.redis !== null && config.redis !== null) setCommandTimeout(store.redis, config.redis.commandTimeoutMs);
   const redisStatus = store.redis === null ? null : new RedisStatus(store.redis);
   const limiter: Limiter = config.redis
     ? await RedisLimiter.open(config.redis, { settings: config.limits, logger })
@@ -61,8 +69,14 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue });
   const pools = new UpstreamPools(config.models, config.upstream);
   const usage = new UsageRecorder(store, logger);
-  metrics?.attach({ engine, pools, limiter });
-  const chatDeps = { config, catalog, auth, limiter, usage, dispatch: { engine, pools, timeouts: config.upstream } };
+  const upstreamHealth = new UpstreamHealth(config.resilience);
+  const retryBudget = new RetryBudget(config.resilience.retry);
+  const inFlight = new InFlight();
+  metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget });
+  const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience };
+  const routes = new RouteChoice(upstreamHealth, inFlight);
+  const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
+  const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch };
   const modelDeps = { catalog, auth };
   const mcpDeps = { ...chatDeps, logger, origins: new OriginPolicy(config.mcpAllowedOrigins) };
 
@@ -75,7 +89,9 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   await mountDashboard(router, { config, store, logger });
-  const server = new HttpServer({ router, lifecycle, logger, requestLogger, tls: config.tls, metrics, maxInFlight: config.maxInFlight });
+  const server = new HttpServer({
+    router, lifecycle, logger, requestLogger, tls: config.tls, metrics, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,
+  });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
   lifecycle.markReady();

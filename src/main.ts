@@ -85,8 +85,12 @@ async function serveOne({ config, io, logger, logs, flush, fatal }: Process): Pr
         process.exit(1);
       }
       stopping = true;
-      logger.info({ signal, inFlight: app.lifecycle.inFlight }, 'draining');
-      app.shutdown().then(() => {
+      // /readyz turns 503 at once, but the port stays open for drainDelayMs: a load balancer still
+      // sends requests until its next probes fail, and a closed port would refuse them.
+      app.lifecycle.beginDrain();
+      logger.info({ signal, inFlight: app.lifecycle.inFlight, drainDelayMs: config.drainDelayMs }, 'draining');
+      const propagated = new Promise((resume) => setTimeout(resume, config.drainDelayMs));
+      propagated.then(() => app.shutdown()).then(() => {
         flush();
         // A worker's IPC channel to the primary would keep it alive; and whatever else still holds
         // the event loop (a stray socket in a library) must not turn a clean drain into a hang.
@@ -123,7 +127,7 @@ async function servePrimary({ config, io, logger, flush }: Process): Promise<num
   const exitCode = await runPrimary({
     workers: config.workers,
     logger,
-    shutdownGraceMs: config.shutdownGraceMs,
+    shutdownGraceMs: config.drainDelayMs + config.shutdownGraceMs,
     env: { PORT: String(port) },
     forwardSighup: config.tls !== null,
     onAllReady: () => logger.info(readyLine(config, port, metrics?.port ?? null), 'ready'),

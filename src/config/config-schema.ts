@@ -38,6 +38,7 @@ const model = {
     local: localTarget,
     upstreams: { type: 'array', minItems: 1, items: upstream },
     route: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    routePolicy: { enum: ['least-outstanding', 'first'] },
   },
 } as const;
 
@@ -52,8 +53,11 @@ export const CONFIG_FILE_SCHEMA = {
         maxBodyBytes: { type: 'integer', minimum: 1024, maximum: 256 * 1024 * 1024 },
         maxJsonDepth: { type: 'integer', minimum: 4, maximum: 1000 },
         bodyTimeoutMs: positiveInt,
+        streamWriteStallMs: positiveInt,
         shutdownGraceMs: nonNegativeInt,
+        drainDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 },
         maxInFlight: positiveInt,
+        maxInFlightPerKey: positiveInt,
         authCacheTtlMs: { type: 'integer', minimum: 0, maximum: 10_000 },
         // Browser origins exactly as browsers send them: scheme://host[:port], no path.
         mcpAllowedOrigins: { type: 'array', maxItems: 100, items: { type: 'string', pattern: '^https?://[^/?#\\s]+$' } },
@@ -85,6 +89,21 @@ export const CONFIG_FILE_SCHEMA = {
         firstByteTimeoutMs: positiveInt,
         responseTimeoutMs: positiveInt,
         idleTimeoutMs: positiveInt,
+        retry: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            budgetPercent: { type: 'integer', minimum: 0, maximum: 100 },
+            reserve: { type: 'integer', minimum: 0, maximum: 10_000 },
+            backoffMs: { type: 'integer', minimum: 0, maximum: 10_000 },
+          },
+        },
+        breaker: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { consecutiveFailures: positiveInt, ejectMs: { type: 'integer', minimum: 1, maximum: 3_600_000 } },
+        },
+        rateLimitBackoffMaxMs: { type: 'integer', minimum: 0, maximum: 600_000 },
       },
     },
     redis: {
@@ -143,6 +162,7 @@ export interface ModelFile {
   local?: LocalTargetFile;
   upstreams?: UpstreamFile[];
   route?: string[];
+  routePolicy?: 'least-outstanding' | 'first';
 }
 export interface DashboardFile {
   enabled?: boolean;
@@ -155,8 +175,13 @@ export interface DashboardFile {
   signInThrottle?: { accountFailures?: number; addressFailures?: number; windowMs?: number };
 }
 export interface ConfigFile {
-  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; shutdownGraceMs?: number; maxInFlight?: number; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
-  upstream?: { connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number };
+  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; streamWriteStallMs?: number; shutdownGraceMs?: number; drainDelayMs?: number; maxInFlight?: number; maxInFlightPerKey?: number; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
+  upstream?: {
+    connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number;
+    retry?: { budgetPercent?: number; reserve?: number; backoffMs?: number };
+    breaker?: { consecutiveFailures?: number; ejectMs?: number };
+    rateLimitBackoffMaxMs?: number;
+  };
   redis?: { commandTimeoutMs?: number; connectTimeoutMs?: number };
   limits?: {
     rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number };

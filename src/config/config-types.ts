@@ -33,10 +33,16 @@ export interface UpstreamTarget {
   readonly upstreams: readonly UpstreamConfig[];
 }
 
-/** An alias such as `auto`: a routing policy over other models. */
+/**
+ * An alias such as `auto`: a routing policy over other models. `least-outstanding` serves each request
+ * from the covered model whose healthiest upstream (or local engine) has the fewest requests in flight
+ * in this process, ties going to the earlier model; `first` always takes the first one that can serve.
+ */
+export type RoutePolicy = 'least-outstanding' | 'first';
+
 export interface RouteTarget {
   readonly kind: 'route';
-  readonly policy: 'first';
+  readonly policy: RoutePolicy;
   readonly models: readonly string[];
 }
 
@@ -64,6 +70,26 @@ export interface UpstreamTimeouts {
   readonly responseTimeoutMs: number;
   /** Silence allowed between two body chunks. */
   readonly idleTimeoutMs: number;
+}
+
+/** Retries, failover and circuit breaking for upstreams (the file's `upstream.retry` / `upstream.breaker`). */
+export interface ResilienceConfig {
+  readonly retry: {
+    /** Retries allowed per 100 first attempts, on top of the reserve. */
+    readonly budgetPercent: number;
+    /** Retries available before any traffic earned them (and the budget's ceiling). */
+    readonly reserve: number;
+    /** The retry waits a random time between half of this and all of it. */
+    readonly backoffMs: number;
+  };
+  readonly breaker: {
+    /** Consecutive failures that eject an upstream. */
+    readonly consecutiveFailures: number;
+    /** How long an ejected upstream is left alone before one trial request probes it. */
+    readonly ejectMs: number;
+  };
+  /** An upstream that answered 429 is passed over for its Retry-After, at most this long. */
+  readonly rateLimitBackoffMaxMs: number;
 }
 
 export interface RateLimits {
@@ -144,9 +170,16 @@ export interface Config {
   readonly maxJsonDepth: number;
   /** Deadline for a body that arrives in pieces. */
   readonly bodyTimeoutMs: number;
+  /** A stream whose client reads nothing for this long is closed, and the work behind it stopped. */
+  readonly streamWriteStallMs: number;
+  /** After the listening socket closes, what is in flight has this long to finish. */
   readonly shutdownGraceMs: number;
+  /** On SIGTERM or SIGINT: how long to go on accepting while load balancers notice /readyz is 503. */
+  readonly drainDelayMs: number;
   /** Requests in flight in this process beyond which new ones get 503 `overloaded` (probes excepted). */
   readonly maxInFlight: number;
+  /** Requests one key may have in flight in this process beyond which new ones get 503 `overloaded`. */
+  readonly maxInFlightPerKey: number;
   /** Default per-key limits (a key may carry its own) and the limiter's settings. */
   readonly limits: LimitsConfig;
   readonly engine: { readonly threads: number; readonly maxQueue: number };
@@ -155,5 +188,6 @@ export interface Config {
   readonly mcpAllowedOrigins: readonly string[];
   readonly dashboard: DashboardConfig;
   readonly upstream: UpstreamTimeouts;
+  readonly resilience: ResilienceConfig;
   readonly models: readonly ModelConfig[];
 }

@@ -5,8 +5,13 @@ export const DEFAULT_SERVER = {
   maxBodyBytes: 4 * 1024 * 1024,
   maxJsonDepth: 32,
   bodyTimeoutMs: 30_000,
+  // Below uWS's own ~30 s timeout for a response it cannot send, so that this one (logged) fires.
+  streamWriteStallMs: 20_000,
   shutdownGraceMs: 15_000,
+  drainDelayMs: 2_000,
   maxInFlight: 20_000,
+  // Far above limits.concurrency (64): it binds only where the limiter does not (disabled, or Redis away).
+  maxInFlightPerKey: 1_000,
   authCacheTtlMs: 1_000,
   mcpAllowedOrigins: [],
 } as const;
@@ -35,6 +40,14 @@ export const DEFAULT_UPSTREAM_TIMEOUTS = {
   firstByteTimeoutMs: 60_000,
   responseTimeoutMs: 600_000,
   idleTimeoutMs: 30_000,
+} as const;
+
+// Envoy's outlier-detection defaults (5 consecutive gateway failures, 30 s ejection) and a 10 %
+// retry budget: under a full outage retries add at most a tenth to the upstream traffic.
+export const DEFAULT_RESILIENCE = {
+  retry: { budgetPercent: 10, reserve: 10, backoffMs: 50 },
+  breaker: { consecutiveFailures: 5, ejectMs: 30_000 },
+  rateLimitBackoffMaxMs: 10_000,
 } as const;
 
 // concurrency 64: at the default 600 rpm a key whose completions take ~5 s has ~50 in flight

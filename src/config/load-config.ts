@@ -6,9 +6,9 @@ import { resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
-import type { Config, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig } from './config-types.ts';
+import type { Config, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
+import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
@@ -115,17 +115,34 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     maxBodyBytes: file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes,
     maxJsonDepth: file.server?.maxJsonDepth ?? DEFAULT_SERVER.maxJsonDepth,
     bodyTimeoutMs: file.server?.bodyTimeoutMs ?? DEFAULT_SERVER.bodyTimeoutMs,
+    streamWriteStallMs: file.server?.streamWriteStallMs ?? DEFAULT_SERVER.streamWriteStallMs,
     shutdownGraceMs: file.server?.shutdownGraceMs ?? DEFAULT_SERVER.shutdownGraceMs,
+    drainDelayMs: file.server?.drainDelayMs ?? DEFAULT_SERVER.drainDelayMs,
     maxInFlight: file.server?.maxInFlight ?? DEFAULT_SERVER.maxInFlight,
+    maxInFlightPerKey: file.server?.maxInFlightPerKey ?? DEFAULT_SERVER.maxInFlightPerKey,
     authCacheTtlMs: file.server?.authCacheTtlMs ?? (basics.redis ? DEFAULT_REDIS.authCacheTtlMs : DEFAULT_SERVER.authCacheTtlMs),
     mcpAllowedOrigins: Object.freeze([...(file.server?.mcpAllowedOrigins ?? DEFAULT_SERVER.mcpAllowedOrigins)]),
-    upstream: { ...DEFAULT_UPSTREAM_TIMEOUTS, ...file.upstream },
+    upstream: upstreamTimeouts(file.upstream),
+    resilience: {
+      retry: { ...DEFAULT_RESILIENCE.retry, ...file.upstream?.retry },
+      breaker: { ...DEFAULT_RESILIENCE.breaker, ...file.upstream?.breaker },
+      rateLimitBackoffMaxMs: file.upstream?.rateLimitBackoffMaxMs ?? DEFAULT_RESILIENCE.rateLimitBackoffMaxMs,
+    },
     limits: { ...DEFAULT_LIMITS, ...file.limits },
     engine: {
       threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
       maxQueue: file.engine?.maxQueue ?? 1024,
     },
     models,
+  };
+}
+
+function upstreamTimeouts(file: ConfigFile['upstream']): UpstreamTimeouts {
+  return {
+    connectTimeoutMs: file?.connectTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUTS.connectTimeoutMs,
+    firstByteTimeoutMs: file?.firstByteTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUTS.firstByteTimeoutMs,
+    responseTimeoutMs: file?.responseTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUTS.responseTimeoutMs,
+    idleTimeoutMs: file?.idleTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUTS.idleTimeoutMs,
   };
 }
 
@@ -159,6 +176,7 @@ function buildModel(id: string, file: ModelFile, ids: Set<string>): ModelConfig 
 function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string>): ModelTarget {
   const kinds = (['local', 'upstreams', 'route'] as const).filter((kind) => file[kind] !== undefined);
   if (kinds.length !== 1) throw new ConfigError(`MUNJA_CONFIG: ${where} needs exactly one of "local", "upstreams" or "route"`);
+  if (file.routePolicy !== undefined && file.route === undefined) throw new ConfigError(`MUNJA_CONFIG: ${where}.routePolicy applies only to a route`);
   if (file.local) {
     return {
       kind: 'local',
@@ -172,7 +190,7 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
     if (!ids.has(target)) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names unknown model "${target}"`);
     if (target === id) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names itself`);
   }
-  return { kind: 'route', policy: 'first', models: route };
+  return { kind: 'route', policy: file.routePolicy ?? 'least-outstanding', models: route };
 }
 
 function buildUpstream(id: string, file: UpstreamFile): UpstreamConfig {

@@ -5,6 +5,8 @@ import type { ModelConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
+import type { RouteChoice } from '../models/route-choice.ts';
+import type { KeyInFlight } from './key-in-flight.ts';
 import type { Lease, Limiter } from '../ratelimit/limiter.ts';
 import { rateLimitError, rateLimitHeaders } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
@@ -14,6 +16,8 @@ import { type CompletionOutcome, type DispatchDeps, dispatchCompletion } from '.
 
 export interface CompletionServiceDeps {
   readonly catalog: ModelCatalog;
+  readonly routes: RouteChoice;
+  readonly keyInFlight: KeyInFlight;
   readonly limiter: Limiter;
   readonly dispatch: DispatchDeps;
   readonly usage: UsageRecorder;
@@ -24,6 +28,8 @@ export interface AdmittedCompletion {
   readonly principal: Principal;
   readonly request: ChatRequest;
   readonly resolved: ResolvedModel;
+  /** The model that serves it (a route's choice, or the model asked for). */
+  readonly served: ModelConfig;
   readonly promptTokens: number;
   readonly reservedTokens: number;
   readonly lease: Lease;
@@ -32,9 +38,20 @@ export interface AdmittedCompletion {
   readonly headers: Record<string, string>;
 }
 
+/** Admits a request; the caller must then run it (runCompletion releases what admission holds). */
 export async function admitCompletion(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest): Promise<AdmittedCompletion> {
+  deps.keyInFlight.enter(principal.keyId);
+  try {
+    return await admit(deps, principal, request);
+  } catch (error) {
+    deps.keyInFlight.leave(principal.keyId);
+    throw error;
+  }
+}
+
+async function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest): Promise<AdmittedCompletion> {
   const resolved = resolveModel(deps.catalog, principal, request.model);
-  const model = resolved.served;
+  const model = deps.routes.serve(resolved);
   const maxTokens = checkMaxTokens(request, model);
   // The local engine's context is checked here with its own tokenizer; an upstream checks its own.
   const local = model.target.kind === 'local';
@@ -53,7 +70,7 @@ export async function admitCompletion(deps: CompletionServiceDeps, principal: Pr
   const headers = rateLimitHeaders(decision);
   if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
   const { lease } = decision;
-  return { principal, request, resolved, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
+  return { principal, request, resolved, served: model, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
 }
 
 export interface CompletionResult extends CompletionOutcome {
@@ -76,7 +93,7 @@ export async function runCompletion(
       streamTo,
       request,
       publicModel: resolved.publicId,
-      model: resolved.served,
+      model: admitted.served,
       maxTokens: admitted.maxTokens,
       headers: admitted.headers,
     });
@@ -85,6 +102,7 @@ export async function runCompletion(
     const billedPrompt = outcome?.promptTokens ?? promptTokens;
     const completionTokens = outcome?.completionTokens ?? 0;
     void deps.limiter.settle(admitted.lease, billedPrompt + completionTokens);
+    deps.keyInFlight.leave(principal.keyId);
     deps.usage.record(principal.keyId, billedPrompt, completionTokens);
   }
 }

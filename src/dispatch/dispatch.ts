@@ -1,20 +1,16 @@
 // The one place a completion is sent to its target: the local engine or an upstream server.
 // A stream is written straight to the client's response; a JSON completion is returned, so that
 // the HTTP handler and the MCP tools share this path.
-import type { ModelConfig, UpstreamTimeouts } from '../config/config-types.ts';
+import type { LatencyProfile, ModelConfig } from '../config/config-types.ts';
 import type { EnginePool } from '../engine/engine-pool.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
-import { callUpstream } from '../upstream/upstream-exchange.ts';
-import type { UpstreamPools } from '../upstream/upstream-pools.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
-import { chooseUpstream } from './choose-upstream.ts';
 import { localJson, streamLocal } from './local-completion.ts';
+import { sendToUpstreams, type UpstreamDispatchDeps } from './upstream-attempts.ts';
 
-export interface DispatchDeps {
+export interface DispatchDeps extends UpstreamDispatchDeps {
   readonly engine: EnginePool;
-  readonly pools: UpstreamPools;
-  readonly timeouts: UpstreamTimeouts;
 }
 
 export interface Completion {
@@ -46,25 +42,25 @@ export async function dispatchCompletion(deps: DispatchDeps, completion: Complet
   const { client, streamTo, request, model, publicModel, headers } = completion;
   const target = model.target;
   if (target.kind === 'upstreams') {
-    const upstream = chooseUpstream(target);
-    const outcome = await callUpstream({
-      client,
-      streamTo,
-      dispatcher: deps.pools.get(upstream.origin),
-      upstream,
-      publicModel,
-      body: request.body,
-      includeUsage: request.includeUsage,
-      timeouts: deps.timeouts,
-      headers,
-    });
+    const upstreamRequest = { client, streamTo, publicModel, body: request.body, includeUsage: request.includeUsage, headers };
+    const outcome = await sendToUpstreams(deps, upstreamRequest, target.upstreams);
     return { promptTokens: outcome.promptTokens, completionTokens: outcome.completionTokens, body: outcome.body ?? null, headers: outcome.headers ?? NO_HEADERS };
   }
   if (target.kind !== 'local') throw new ApiError('internal_error');
   if (request.logprobs) throw new ApiError('unsupported_parameter', { param: 'logprobs', message: 'logprobs is not supported by this model.' });
+  deps.inFlight.begin(model);
+  try {
+    return await runLocal(deps, completion, target.language, target.latency);
+  } finally {
+    deps.inFlight.end(model);
+  }
+}
+
+async function runLocal(deps: DispatchDeps, completion: Completion, language: 'en' | 'hr', latency: LatencyProfile): Promise<CompletionOutcome> {
+  const { client, streamTo, request, publicModel, headers } = completion;
   const result = await deps.engine.generate({
     messages: request.messages,
-    language: target.language,
+    language,
     seed: request.seed,
     temperature: request.temperature ?? 1,
     topP: request.topP ?? 1,
@@ -73,9 +69,9 @@ export async function dispatchCompletion(deps: DispatchDeps, completion: Complet
     stop: request.stop,
   });
   if (streamTo !== null) {
-    const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency: target.latency, result, headers });
+    const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, headers });
     return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };
   }
-  const json = await localJson(client, publicModel, target.latency, result);
+  const json = await localJson(client, publicModel, latency, result);
   return { promptTokens: null, completionTokens: json.completionTokens, body: json.body, headers: NO_HEADERS };
 }

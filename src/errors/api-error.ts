@@ -1,3 +1,4 @@
+import { maskApiKeys } from '../auth/mask-api-keys.ts';
 import { ERROR_CATALOGUE, type ErrorCode, type ErrorType } from './catalogue.ts';
 
 export interface ApiErrorOptions {
@@ -23,7 +24,8 @@ export class ApiError extends Error {
     // profile of a 429 flood.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    super(options.message ?? entry.message);
+    // A message may quote what the client sent (a model name, a path): never a key in it.
+    super(options.message === undefined ? entry.message : maskApiKeys(options.message));
     Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
     this.code = code;

@@ -17,7 +17,7 @@ export interface ErrorEntry {
 }
 
 export const ERROR_CATALOGUE = {
-  malformed_request: { status: 400, type: 'invalid_request_error', message: 'The request framing is ambiguous (Content-Length repeated).' },
+  malformed_request: { status: 400, type: 'invalid_request_error', message: 'The request framing is ambiguous (Content-Length or Transfer-Encoding).' },
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
   invalid_encoding: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid UTF-8.' },
   invalid_content_type: { status: 400, type: 'invalid_request_error', message: 'Content-Type must be application/json.' },
@@ -51,6 +51,7 @@ export const ERROR_CATALOGUE = {
   account_not_found: { status: 404, type: 'not_found_error', message: 'No such account.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'This endpoint does not accept that method.' },
   request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request body did not arrive in time.' },
+  stream_stalled: { status: 408, type: 'invalid_request_error', message: 'The client stopped reading the stream, so it was closed.' },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Rate limit reached for this key.' },
   sign_in_throttled: { status: 429, type: 'rate_limit_error', message: 'Too many failed sign-ins. Wait a while and try again.' },
@@ -64,6 +65,7 @@ export const ERROR_CATALOGUE = {
   shutting_down: { status: 503, type: 'service_unavailable', message: 'The service is shutting down. Retry on another instance.' },
   auth_unavailable: { status: 503, type: 'service_unavailable', message: 'Keys cannot be checked right now. Retry shortly.' },
   limiter_unavailable: { status: 503, type: 'service_unavailable', message: 'Rate limits cannot be checked right now. Retry shortly.' },
+  upstream_unavailable: { status: 503, type: 'service_unavailable', message: 'Every model server for this model is failing; it is being left alone briefly. Retry shortly.' },
   upstream_timeout: { status: 504, type: 'server_error', message: 'The model server did not answer in time.' },
 } as const satisfies Record<string, ErrorEntry>;
 

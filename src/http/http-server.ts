@@ -2,6 +2,7 @@
 // the abort handler before anything asynchronous, routes, and turns every failure into the
 // error shape (or, once a stream has started, an SSE error event).
 import type { TlsConfig } from '../config/config-types.ts';
+import { DEFAULT_SERVER } from '../config/default-config.ts';
 import { checkTlsFiles } from '../config/tls-config.ts';
 import { ApiError, toApiError } from '../errors/api-error.ts';
 import type { Lifecycle } from '../lifecycle/lifecycle.ts';
@@ -9,7 +10,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import { logRequest } from '../observability/request-log.ts';
 import { DONE_FRAME, frame, openStreams } from '../streaming/sse-writer.ts';
-import { repeatsContentLength } from './framing.ts';
+import { ambiguousFraming } from './framing.ts';
 import { RequestContext } from './request-context.ts';
 import { sendError } from './respond.ts';
 import type { Router } from './router.ts';
@@ -30,23 +31,41 @@ export interface HttpServerOptions {
   readonly metrics?: GatewayMetrics | null;
   /** Requests in flight beyond which new ones are shed with 503 `overloaded` (probes excepted). */
   readonly maxInFlight?: number;
+  /** A stream whose client reads nothing for this long is closed and the work behind it stopped. */
+  readonly streamWriteStallMs?: number;
 }
 
 // Probes must answer under a flood: a shed /health would get a healthy instance restarted.
 const PROBE_PATHS = new Set(['/health', '/readyz']);
 const RETRY_SOON = { 'retry-after': '1' };
 
+/**
+ * A request whose body boundary is ambiguous is refused on the next turn of the event loop, not at
+ * once: uWS parses a whole packet in one go, and an answer given during that parse (or in a
+ * microtask, which runs between its callbacks) lets it go on to run whatever follows in the packet
+ * as the next request — the smuggled one. Unanswered, the request makes uWS close the connection
+ * when a next one arrives behind it (it refuses to pipeline past an open response), so the smuggled
+ * request never runs; with nothing behind it, the 400 goes out and the connection closes.
+ */
+function refuseOnNextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    throw new ApiError('malformed_request');
+  });
+}
+
 export class HttpServer {
   #app: TemplatedApp;
   /** Apps replaced by a certificate reload: no longer listening, still serving their connections. */
   readonly #retired: TemplatedApp[] = [];
   readonly #options: HttpServerOptions;
+  readonly #writeStallMs: number;
   #listenSocket: us_listen_socket | null = null;
   #host = '';
   #port = 0;
 
   constructor(options: HttpServerOptions) {
     this.#options = options;
+    this.#writeStallMs = options.streamWriteStallMs ?? DEFAULT_SERVER.streamWriteStallMs;
     this.#app = this.#createApp();
   }
 
@@ -116,8 +135,8 @@ export class HttpServer {
       ? uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile, ...(tls.passphrase === null ? {} : { passphrase: tls.passphrase }) })
       : uws.App();
     app.any('/*', (res, req) => {
-      const ctx = new RequestContext(res, req);
-      this.#handle(ctx, ctx.contentLength !== '' && repeatsContentLength(req));
+      const ctx = new RequestContext(res, req, this.#writeStallMs);
+      this.#handle(ctx, ambiguousFraming(req, ctx.contentLength));
     });
     return app;
   }
@@ -130,7 +149,7 @@ export class HttpServer {
       onAbort?.();
     });
     const { router, lifecycle } = this.#options;
-    lifecycle.enter();
+    lifecycle.enter(ctx);
     const route = router.match(ctx.path);
     const handler = route?.handler(ctx.method);
     let pending: void | Promise<void> = undefined;
@@ -144,13 +163,14 @@ export class HttpServer {
       }
       if (ambiguousFraming) {
         ctx.res.onData(() => {}); // uWS wants a reader for a request with a body
-        throw new ApiError('malformed_request');
+        pending = refuseOnNextTurn();
+      } else {
+        if (route === undefined) throw new ApiError('unknown_route', { message: `No endpoint ${ctx.method} ${ctx.path.slice(0, 200)}. API paths start with /v1.` });
+        if (handler === undefined) {
+          throw new ApiError('method_not_allowed', { message: `${ctx.path} does not accept ${ctx.method}.`, headers: { allow: route.allow } });
+        }
+        pending = handler(ctx);
       }
-      if (route === undefined) throw new ApiError('unknown_route', { message: `No endpoint ${ctx.method} ${ctx.path.slice(0, 200)}. API paths start with /v1.` });
-      if (handler === undefined) {
-        throw new ApiError('method_not_allowed', { message: `${ctx.path} does not accept ${ctx.method}.`, headers: { allow: route.allow } });
-      }
-      pending = handler(ctx);
     } catch (error) {
       this.#fail(ctx, error);
     }
@@ -176,7 +196,7 @@ export class HttpServer {
 
   #done(ctx: RequestContext): void {
     if (!ctx.finished && !ctx.aborted) this.#fail(ctx, new Error('handler ended without a response'));
-    this.#options.lifecycle.leave();
+    this.#options.lifecycle.leave(ctx);
     if (ctx.streamOpened) openStreams.count -= 1;
     this.#options.metrics?.observe(ctx);
     logRequest(this.#options.requestLogger, ctx);

@@ -2,7 +2,7 @@
 // Content-Length before anything is read and again on the bytes received (chunked uploads), so an
 // oversized body is refused without buffering the rest of it. The deadline is armed only once a
 // body arrives in pieces: most bodies come whole with their headers and never pay for a timer.
-// (A client that sends nothing at all is closed by uWS's own 10 s idle timeout.)
+// (A client that sends nothing at all is closed by uWS's own idle timeout, about 30 s.)
 import type { RequestContext } from './request-context.ts';
 
 export type BodyOutcome = { ok: true; body: Uint8Array } | { ok: false; reason: 'too_large' | 'timed_out' };

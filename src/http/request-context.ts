@@ -53,6 +53,8 @@ export class RequestContext implements Abortable {
   readonly authorization: string;
   readonly contentType: string;
   readonly contentLength: string;
+  /** A stream whose client reads nothing for this long is closed (SseWriter). */
+  readonly writeStallMs: number;
   /** Copied for MCP_PATH only: six more header lookups would cost every other request ~0.4 µs. */
   readonly mcp: McpHeaders | null;
   /** Copied under DASHBOARD_PATH only, for the same reason. */
@@ -79,9 +81,12 @@ export class RequestContext implements Abortable {
   targetMs: number | null = null;
   /** An SSE response was opened: counted in the open-streams gauge until the request is done. */
   streamOpened = false;
+  /** Set while the instance drains: the response asks the client to reconnect (Connection: close). */
+  closeConnection = false;
 
-  constructor(res: HttpResponse, req: HttpRequest) {
+  constructor(res: HttpResponse, req: HttpRequest, writeStallMs: number) {
     this.res = res;
+    this.writeStallMs = writeStallMs;
     this.requestId = `${ID_PREFIX}${(idCounter++).toString(36)}`;
     this.startedAt = performance.now();
     this.method = req.getCaseSensitiveMethod();

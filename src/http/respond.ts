@@ -32,7 +32,7 @@ export function send(
   ctx.res.cork(() => {
     writeHead(ctx, status, options.contentType ?? JSON_TYPE, headers);
     if (ctx.method === 'HEAD') ctx.res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-    else ctx.res.end(body, options.closeConnection ?? false);
+    else ctx.res.end(body, (options.closeConnection ?? false) || ctx.closeConnection);
   });
   return true;
 }
@@ -45,4 +45,6 @@ export function sendError(ctx: RequestContext, error: ApiError, options: { close
 /** Starts a response whose body follows in pieces (SSE). The caller must cork later writes. */
 export function beginStreaming(ctx: RequestContext, contentType: string, headers: Headers): void {
   writeHead(ctx, 200, contentType, headers);
+  // end(…, true) cannot add it once a stream has begun (uWS would write it into the body).
+  if (ctx.closeConnection) ctx.res.writeHeader('connection', 'close');
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../observability/logger.ts';
 export interface PrimaryOptions {
   readonly workers: number;
   readonly logger: Logger;
-  /** How long a drain may take before workers are killed. */
+  /** How long a worker's drain may take (its delay and grace) before it is killed. */
   readonly shutdownGraceMs: number;
   /** Environment for the workers (e.g. the port chosen by the primary). */
   readonly env: Readonly<Record<string, string>>;

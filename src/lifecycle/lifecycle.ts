@@ -1,11 +1,18 @@
-// Readiness and in-flight accounting for graceful shutdown: /readyz is 503 while starting and
-// draining; draining waits (bounded) for requests and streams in flight to finish.
+// Readiness and in-flight accounting for graceful shutdown. /readyz is 503 while starting and
+// draining. Draining goes on serving (a load balancer may still send requests until it notices),
+// asks every client to reconnect elsewhere (Connection: close), waits a bounded time for what is in
+// flight, and ends what is still running at the deadline with `shutting_down`.
+import type { RequestContext } from '../http/request-context.ts';
+import { interrupt } from './interrupt.ts';
 
 export type Phase = 'starting' | 'ready' | 'draining' | 'stopped';
 
+// After the deadline, interrupted handlers get this long to unwind before the connections close.
+const UNWIND_MS = 1_000;
+
 export class Lifecycle {
   phase: Phase = 'starting';
-  #inFlight = 0;
+  readonly #requests = new Set<RequestContext>();
   #idle: (() => void) | null = null;
 
   get ready(): boolean {
@@ -13,28 +20,46 @@ export class Lifecycle {
   }
 
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#requests.size;
   }
 
   markReady(): void {
     if (this.phase === 'starting') this.phase = 'ready';
   }
 
-  enter(): void {
-    this.#inFlight++;
+  enter(ctx: RequestContext): void {
+    this.#requests.add(ctx);
+    if (this.phase === 'draining') ctx.closeConnection = true;
   }
 
-  leave(): void {
-    this.#inFlight--;
-    if (this.#inFlight === 0 && this.#idle) this.#idle();
+  leave(ctx: RequestContext): void {
+    this.#requests.delete(ctx);
+    if (this.#requests.size === 0) this.#idle?.();
   }
 
-  /** Resolves true when nothing is in flight, false when the grace period ran out first. */
-  drain(graceMs: number): Promise<boolean> {
+  /** /readyz turns 503 and every response from now on closes its connection; serving goes on. */
+  beginDrain(): void {
+    if (this.phase === 'stopped') return;
     this.phase = 'draining';
-    if (this.#inFlight === 0) return Promise.resolve(true);
+    for (const ctx of this.#requests) ctx.closeConnection = true;
+  }
+
+  /**
+   * Waits up to `graceMs` for what is in flight; then ends the rest with `shutting_down` (a last
+   * SSE event on a stream) and stops the work behind it. True when nothing had to be cut off.
+   */
+  async drain(graceMs: number): Promise<boolean> {
+    this.beginDrain();
+    if (await this.#whenIdle(graceMs)) return true;
+    for (const ctx of [...this.#requests]) interrupt(ctx);
+    await this.#whenIdle(UNWIND_MS);
+    return false;
+  }
+
+  #whenIdle(timeoutMs: number): Promise<boolean> {
+    if (this.#requests.size === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.#idle = null; resolve(false); }, graceMs);
+      const timer = setTimeout(() => { this.#idle = null; resolve(false); }, timeoutMs);
       this.#idle = () => { clearTimeout(timer); this.#idle = null; resolve(true); };
     });
   }

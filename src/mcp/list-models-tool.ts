@@ -1,5 +1,6 @@
 // list_models: what GET /v1/models shows this key, plus what a caller needs to choose a model
-// and its max_tokens (descriptions and limits; a route such as `auto` reports its served model's).
+// and its max_tokens (descriptions and limits; a route such as `auto` reports the smallest limits
+// among the models it may pick, since any of them may serve the call).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/authenticator.ts';
 import type { ModelCatalog } from '../models/model-catalog.ts';
@@ -13,13 +14,13 @@ export function allowedModelIds(catalog: ModelCatalog, principal: Principal): st
 export function listModelsTool(catalog: ModelCatalog, principal: Principal): CallToolResult {
   const models = [];
   for (const id of allowedModelIds(catalog, principal)) {
-    const served = catalog.resolve(id)?.served;
-    if (served === undefined) continue;
+    const candidates = catalog.resolve(id)?.candidates;
+    if (candidates === undefined) continue;
     models.push({
       id,
       description: catalog.describe(id)?.description ?? '',
-      context_tokens: served.contextTokens,
-      max_output_tokens: served.maxOutputTokens,
+      context_tokens: Math.min(...candidates.map((model) => model.contextTokens)),
+      max_output_tokens: Math.min(...candidates.map((model) => model.maxOutputTokens)),
     });
   }
   const lines = models.map((model) => {

@@ -1,11 +1,13 @@
 // Public model ids → what serves them. Built once at start, including the /v1/models body.
-import type { ModelConfig } from '../config/config-types.ts';
+import type { ModelConfig, RoutePolicy } from '../config/config-types.ts';
 
 export interface ResolvedModel {
   /** The id the client asked for (reported back in responses). */
   readonly publicId: string;
-  /** The model that serves it (differs from publicId for a route such as `auto`). */
-  readonly served: ModelConfig;
+  /** The models that may serve it, in preference order: itself, or a route's models. */
+  readonly candidates: readonly ModelConfig[];
+  /** How a route picks among its candidates; null for a model that serves itself. */
+  readonly policy: RoutePolicy | null;
 }
 
 export class ModelCatalog {
@@ -21,8 +23,13 @@ export class ModelCatalog {
     this.listBody = JSON.stringify({ object: 'list', data: entries });
     for (const entry of entries) this.#modelBodies.set(entry.id, JSON.stringify(entry));
     for (const model of models) {
-      const served = this.#follow(model);
-      if (served) this.#resolved.set(model.id, { publicId: model.id, served });
+      if (model.target.kind !== 'route') {
+        this.#resolved.set(model.id, { publicId: model.id, candidates: [model], policy: null });
+        continue;
+      }
+      // Routes are one level deep (the config loader checks).
+      const candidates = model.target.models.map((id) => this.#byId.get(id)).filter((candidate): candidate is ModelConfig => candidate !== undefined && candidate.target.kind !== 'route');
+      if (candidates.length > 0) this.#resolved.set(model.id, { publicId: model.id, candidates, policy: model.target.policy });
     }
   }
 
@@ -41,15 +48,5 @@ export class ModelCatalog {
 
   describe(id: string): ModelConfig | undefined {
     return this.#byId.get(id);
-  }
-
-  // Policy "first": the first listed model that can serve. Routes are one level deep (config checks).
-  #follow(model: ModelConfig): ModelConfig | undefined {
-    if (model.target.kind !== 'route') return model;
-    for (const id of model.target.models) {
-      const candidate = this.#byId.get(id);
-      if (candidate && candidate.target.kind !== 'route') return candidate;
-    }
-    return undefined;
   }
 }

@@ -10,9 +10,10 @@
 // Label cardinality is bounded: model is a configured id, `other` (an unknown name) or `none` (no
 // model named, e.g. a 401 or GET /v1/models); status is an HTTP status code (499: client closed).
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Gauge, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { EnginePoolStats } from '../engine/engine-pool.ts';
 import type { RequestContext } from '../http/request-context.ts';
+import type { UpstreamHealthStats } from '../dispatch/upstream-health.ts';
 import type { LimiterMetrics } from '../ratelimit/redis-limiter.ts';
 import { openStreams } from '../streaming/sse-writer.ts';
 
@@ -149,6 +150,8 @@ export interface MetricSources {
   readonly pools?: { stats(): Record<string, { connected: number; running: number; pending: number }> };
   /** The Redis limiter's counters; absent with the in-memory limiter. */
   readonly limiter?: { readonly metrics: LimiterMetrics } | object;
+  readonly upstreamHealth?: { stats(): UpstreamHealthStats };
+  readonly retryBudget?: { readonly spent: number };
 }
 
 export class GatewayMetrics {
@@ -186,6 +189,9 @@ export class GatewayMetrics {
       this.registry.registerMetric(metric as never);
     }
     this.#registerGauges();
+    // Process CPU, memory, handles, GC and event-loop lag (nodejs_eventloop_lag_*): the lag is how
+    // an overload shows before anything is shed.
+    collectDefaultMetrics({ register: this.registry, prefix: 'munja_' });
   }
 
   /** Sets what the scrape-time gauges read (they report nothing until then). */
@@ -246,8 +252,18 @@ export class GatewayMetrics {
       new ReadCounter('munja_limiter_backend_errors_total', 'Redis limiter calls that failed or missed their deadline.', () => limiter()?.backendErrors ?? null),
       new ReadCounter('munja_limiter_local_decisions_total', 'Rate-limit decisions taken locally (fallback) because Redis could not answer.', () => limiter()?.localDecisions ?? null),
       new ReadCounter('munja_limiter_failed_closed_total', 'Requests refused with 503 limiter_unavailable while Redis could not answer.', () => limiter()?.failedClosed ?? null),
+      new ReadCounter('munja_upstream_retries_total', 'Second attempts sent to an upstream after a failure before the response started.', () => sources().retryBudget?.spent ?? null),
+      new ReadCounter('munja_upstream_ejections_total', 'Upstreams ejected by their circuit breaker.', () => sources().upstreamHealth?.stats().ejections ?? null),
+      new ReadCounter('munja_upstream_restorations_total', 'Ejected upstreams restored after a successful trial request.', () => sources().upstreamHealth?.stats().restorations ?? null),
     ];
     for (const counter of counters) this.registry.registerMetric(counter as never);
+    new Gauge({
+      name: 'munja_upstreams_ejected', help: 'Upstreams currently ejected by their circuit breaker (open or half-open).', registers,
+      collect() {
+        const stats = sources().upstreamHealth?.stats();
+        if (stats !== undefined) this.set(stats.ejected);
+      },
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 // One log line per request: what an operator needs to trace it, never the key itself.
+import { maskApiKeys } from '../auth/mask-api-keys.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import type { Logger } from './logger.ts';
 
@@ -6,10 +7,10 @@ export function logRequest(logger: Logger, ctx: RequestContext): void {
   const line = {
     reqId: ctx.requestId,
     method: ctx.method,
-    path: ctx.path,
+    path: maskApiKeys(ctx.path),
     status: ctx.aborted && !ctx.finished ? 499 : ctx.status,
     keyId: ctx.keyId,
-    model: ctx.model,
+    model: ctx.model === null ? null : maskApiKeys(ctx.model),
     stream: ctx.stream,
     promptTokens: ctx.promptTokens,
     completionTokens: ctx.completionTokens,

@@ -79,6 +79,20 @@ export function createRedisClient(config: RedisConfig, options: RedisClientOptio
   }
 }
 
+/**
+ * Changes the deadline of the client's next commands. Start-up uses a longer one: a busy machine
+ * may answer its first commands (script loads, the key secret) slower than the request-path deadline,
+ * and failing to start is worse than waiting a little.
+ */
+export function setCommandTimeout(client: RedisClient, ms: number): void {
+  if (client instanceof Cluster) {
+    client.options.redisOptions = { ...client.options.redisOptions, commandTimeout: ms };
+    for (const node of client.nodes()) node.options.commandTimeout = ms;
+  } else {
+    client.options.commandTimeout = ms;
+  }
+}
+
 /** Creates a client and waits until it is ready; rejects (and gives up) when Redis cannot be reached. */
 // At start Redis may still be coming up (a compose file starting both): keep trying for a while.
 const STARTUP_BUDGET_MS = 10_000;

@@ -1,5 +1,8 @@
 // Server-sent events on a uWS response, with backpressure: write() reports false once uWS had to
-// buffer, and the producer waits for whenWritable() before sending more.
+// buffer, and the producer waits for whenWritable() before sending more. A client that reads
+// nothing for the request's writeStallMs while the producer waits is cut off: the connection is
+// closed, which runs the abort path and so stops the work behind the stream (the upstream request,
+// the engine). uWS buffers at most what the producer wrote before it paused.
 import { beginStreaming } from '../http/respond.ts';
 import type { RequestContext } from '../http/request-context.ts';
 
@@ -13,6 +16,10 @@ export const openStreams = { count: 0 };
 
 export class SseWriter {
   readonly #ctx: RequestContext;
+  /** Waiting for the client to read; the stall timer cuts it off if that lasts too long. */
+  #stalled = false;
+  // One timer per stream, made on its first stall and re-armed (refresh) on later ones.
+  #stallTimer: NodeJS.Timeout | null = null;
 
   constructor(ctx: RequestContext) {
     this.#ctx = ctx;
@@ -51,16 +58,27 @@ export class SseWriter {
 
   whenWritable(resume: () => void): void {
     if (this.closed) return;
+    this.#stalled = true;
+    if (this.#stallTimer === null) this.#stallTimer = setTimeout(() => this.#cutOff(), this.#ctx.writeStallMs).unref();
+    else this.#stallTimer.refresh();
     this.#ctx.res.onWritable(() => {
+      this.#stalled = false;
       resume();
       return true;
     });
+  }
+
+  #cutOff(): void {
+    if (!this.#stalled || this.closed) return;
+    this.#ctx.errorCode = 'stream_stalled';
+    this.#ctx.res.close(); // runs onAborted
   }
 
   end(lastEvents = ''): void {
     const ctx = this.#ctx;
     if (this.closed) return;
     ctx.finished = true;
+    if (this.#stallTimer !== null) clearTimeout(this.#stallTimer);
     ctx.res.cork(() => { ctx.res.end(lastEvents); });
   }
 }

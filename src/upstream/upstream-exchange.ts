@@ -9,7 +9,7 @@ import { DONE_FRAME, SseWriter, frame } from '../streaming/sse-writer.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
 import { SseEventSplitter } from './sse-event-splitter.ts';
 import { StreamEventFilter } from './stream-event-filter.ts';
-import { isTimeout, statusError, transportError } from './upstream-errors.ts';
+import { isTimeout, statusFailure, transportFailure, UpstreamAttemptError } from './upstream-errors.ts';
 import { buildUpstreamRequest } from './upstream-request.ts';
 
 export interface UpstreamCall {
@@ -35,6 +35,8 @@ export interface UpstreamOutcome {
   readonly body?: Record<string, unknown>;
   /** Upstream headers worth passing on to the client. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The stream broke mid-way on the upstream's side (the client got an error event). */
+  readonly failed?: boolean;
 }
 
 /** Bodies we read whole (JSON answers, error bodies) are capped. */
@@ -57,7 +59,7 @@ type Mode = 'waiting' | 'error' | 'json' | 'stream' | 'done';
 class UpstreamExchange implements Dispatcher.DispatchHandler {
   readonly #call: UpstreamCall;
   readonly #resolve: (outcome: UpstreamOutcome) => void;
-  readonly #reject: (error: ApiError) => void;
+  readonly #reject: (error: UpstreamAttemptError) => void;
   #mode: Mode = 'waiting';
   #status = 0;
   #retryAfter: string | undefined;
@@ -68,7 +70,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #filter: StreamEventFilter | null = null;
   #passHeaders: Record<string, string> = {};
 
-  constructor(call: UpstreamCall, resolve: (outcome: UpstreamOutcome) => void, reject: (error: ApiError) => void) {
+  constructor(call: UpstreamCall, resolve: (outcome: UpstreamOutcome) => void, reject: (error: UpstreamAttemptError) => void) {
     this.#call = call;
     this.#resolve = resolve;
     this.#reject = reject;
@@ -142,7 +144,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     const mode = this.#mode;
     this.#mode = 'done';
     this.#call.client.onAbort = null;
-    if (mode === 'error') return this.#reject(statusError(this.#status, this.#text(), this.#retryAfter));
+    if (mode === 'error') return this.#reject(statusFailure(this.#status, this.#text(), this.#retryAfter));
     if (mode === 'json') return this.#finishJson();
     const filter = this.#filter!;
     // An upstream that ends without [DONE] (some servers omit it) still gets a well-formed end.
@@ -156,15 +158,16 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     const { client, streamTo } = this.#call;
     client.onAbort = null;
     if (error instanceof ClientClosed || client.aborted) return this.#resolve(this.#streamOutcome());
+    if (mode === 'waiting') return this.#reject(transportFailure(error));
     if (mode !== 'stream') return this.#reject(mode === 'json' && !isTimeout(error) && this.#bytes > MAX_JSON_BODY_BYTES
-      ? new ApiError('upstream_error', { message: 'The model server sent a response larger than this service accepts.' })
-      : transportError(error));
+      ? invalidResponse('The model server sent a response larger than this service accepts.')
+      : new UpstreamAttemptError(transportFailure(error).apiError, false, 'failed'));
     const failure = isTimeout(error)
       ? new ApiError('upstream_timeout', { message: 'The model server stopped sending mid-stream.' })
       : new ApiError('upstream_error', { message: 'The model server connection failed mid-stream.' });
     streamTo!.errorCode = failure.code;
     this.#writer!.end(frame(JSON.stringify(failure)) + DONE_FRAME);
-    this.#resolve(this.#streamOutcome());
+    this.#resolve({ ...this.#streamOutcome(), failed: true });
   }
 
   #finishJson(): void {
@@ -173,7 +176,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       completion = JSON.parse(this.#text()) as Record<string, unknown>;
       if (completion === null || typeof completion !== 'object' || !Array.isArray(completion.choices)) throw new Error('not a completion');
     } catch {
-      return this.#reject(new ApiError('upstream_error', { message: 'The model server sent an invalid response.' }));
+      return this.#reject(invalidResponse('The model server sent an invalid response.'));
     }
     completion.model = this.#call.publicModel;
     const usage = completion.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
@@ -196,6 +199,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #text(): string {
     return Buffer.concat(this.#chunks).toString('utf8');
   }
+}
+
+// A complete answer that is unusable: the generation already ran, so it is not repeated.
+function invalidResponse(message: string): UpstreamAttemptError {
+  return new UpstreamAttemptError(new ApiError('upstream_error', { message }), false, 'failed');
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -101,6 +101,11 @@ describe('GET /metrics (one process)', () => {
     expect(sample(text, 'munja_engine_threads')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'munja_engine_queued_tasks')).toBe(0);
     expect(text).toContain('# TYPE munja_engine_utilization gauge');
+    // Process metrics, event-loop lag among them.
+    expect(sample(text, 'munja_nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'munja_process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sample(text, 'munja_upstream_retries_total')).toBe(0);
+    expect(sample(text, 'munja_upstreams_ejected')).toBe(0);
     // The in-memory limiter has no fallback counters.
     expect(text).not.toMatch(/^munja_limiter_local_decisions_total /m);
   });

@@ -43,3 +43,43 @@ describe('overload', () => {
     await after.body?.cancel();
   });
 });
+
+describe('per-key cap on requests in flight', () => {
+  it('sheds a key past server.maxInFlightPerKey with 503 while another key is served, then frees its slots', async () => {
+    const capped = await startGateway({ ...FAST_TEST_CONFIG, server: { maxInFlightPerKey: 2 }, limits: { concurrency: 0 }, models: { fast: { local: { tokensPerSecond: 20 } } } });
+    try {
+      const [busyKey, otherKey] = [(await capped.createKey()).key, (await capped.createKey()).key];
+      const post = (apiKey: string, signal?: AbortSignal) => fetch(`${capped.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: chatBody({ stream: true, max_tokens: 200 }),
+        signal,
+      });
+      const controller = new AbortController();
+      const busy = await Promise.all([post(busyKey, controller.signal), post(busyKey, controller.signal)]);
+      for (const response of busy) expect(response.status).toBe(200);
+
+      const shed = await post(busyKey);
+      expect(shed.status).toBe(503);
+      expect(shed.headers.get('retry-after')).toBe('1');
+      expect((await shed.json()).error.code).toBe('overloaded');
+      const other = await post(otherKey);
+      expect(other.status).toBe(200);
+      await other.body?.cancel();
+
+      controller.abort();
+      await Promise.allSettled(busy.map((response) => response.text()));
+      // The slots are freed when the aborted streams wind down: poll, bounded.
+      let status = 0;
+      for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const again = await post(busyKey);
+        status = again.status;
+        await again.body?.cancel();
+      }
+      expect(status).toBe(200);
+    } finally {
+      await capped.close();
+    }
+  });
+});

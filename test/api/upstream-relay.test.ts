@@ -19,7 +19,11 @@ function upstreamConfig(baseUrl: string): ConfigFile {
   const upstreams = [{ baseUrl, model: 'mock-model', apiKey: 'upstream-secret', maxConnections: 4 }];
   return {
     engine: { threads: 1 },
-    upstream: { connectTimeoutMs: TIMEOUT_MS, firstByteTimeoutMs: TIMEOUT_MS, responseTimeoutMs: TIMEOUT_MS, idleTimeoutMs: TIMEOUT_MS },
+    // Each case maps one failure; the circuit breaker (upstream-resilience.test.ts) must not eject the mock here.
+    upstream: {
+      connectTimeoutMs: TIMEOUT_MS, firstByteTimeoutMs: TIMEOUT_MS, responseTimeoutMs: TIMEOUT_MS, idleTimeoutMs: TIMEOUT_MS,
+      breaker: { consecutiveFailures: 1_000_000 },
+    },
     models: { fast: { upstreams }, auto: { route: ['fast'] } },
   };
 }

@@ -18,7 +18,8 @@ describe('loadConfig', () => {
     expect(config.host).toBe('127.0.0.1');
     expect(config.models.map((model) => model.id)).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm']);
     expect(config.models.find((model) => model.id === 'hrllm')?.target).toMatchObject({ kind: 'local', language: 'hr' });
-    expect(config.models.find((model) => model.id === 'auto')?.target).toEqual({ kind: 'route', policy: 'first', models: ['default', 'fast'] });
+    expect(config.models.find((model) => model.id === 'auto')?.target).toEqual({ kind: 'route', policy: 'least-outstanding', models: ['default', 'fast'] });
+    expect(config.resilience).toEqual({ retry: { budgetPercent: 10, reserve: 10, backoffMs: 50 }, breaker: { consecutiveFailures: 5, ejectMs: 30_000 }, rateLimitBackoffMaxMs: 10_000 });
     expect(Object.isFrozen(config.models[0]!.target)).toBe(true);
   });
 
@@ -40,8 +41,22 @@ describe('loadConfig', () => {
     ['two targets', { models: { pro: { local: {}, route: ['x'] } } }, /models\.pro needs exactly one/],
     ['a route to nowhere', { models: { auto: { route: ['nope'] } } }, /unknown model "nope"/],
     ['a negative rpm', { limits: { rpm: -1 } }, /limits\.rpm/],
+    ['a route policy on a non-route', { models: { pro: { local: {}, routePolicy: 'first' } } }, /models\.pro\.routePolicy applies only to a route/],
+    ['an unknown route policy', { models: { fast: { local: {} }, auto: { route: ['fast'], routePolicy: 'random' } } }, /routePolicy/],
+    ['a retry budget over 100 %', { upstream: { retry: { budgetPercent: 101 } } }, /upstream\.retry\.budgetPercent/],
   ])('refuses a config file with %s, naming the field', (_name, content, message) => {
     expect(() => loadConfig({ MUNJA_CONFIG: configFile(content) })).toThrow(message);
+  });
+
+  it('reads the route policy and the resilience settings, keeping the timeouts apart', () => {
+    const config = loadConfig({ MUNJA_CONFIG: configFile({
+      upstream: { idleTimeoutMs: 5, breaker: { ejectMs: 100 }, retry: { reserve: 0 } },
+      models: { fast: { local: {} }, auto: { route: ['fast'], routePolicy: 'first' } },
+    }) });
+    expect(config.models[1]!.target).toEqual({ kind: 'route', policy: 'first', models: ['fast'] });
+    expect(config.upstream).toEqual({ connectTimeoutMs: 5_000, firstByteTimeoutMs: 60_000, responseTimeoutMs: 600_000, idleTimeoutMs: 5 });
+    expect(config.resilience.breaker).toEqual({ consecutiveFailures: 5, ejectMs: 100 });
+    expect(config.resilience.retry).toEqual({ budgetPercent: 10, reserve: 0, backoffMs: 50 });
   });
 
   it('reads upstream targets with their defaults', () => {
