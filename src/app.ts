@@ -66,7 +66,8 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const limiter: Limiter = config.redis
     ? await RedisLimiter.open(config.redis, { settings: config.limits, logger })
     : new MemoryLimiter(config.limits);
-  const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue });
+  const localModels = config.models.some((model) => model.target.kind === 'local');
+  const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue, localModels });
   const pools = new UpstreamPools(config.models, config.upstream);
   const usage = new UsageRecorder(store, logger);
   const upstreamHealth = new UpstreamHealth(config.resilience);

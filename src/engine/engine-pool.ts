@@ -2,8 +2,8 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ApiError } from '../errors/api-error.ts';
-import { countPromptTokens, type PromptMessage } from '../tokens/count-tokens.ts';
-import { countPromptTokensAdaptive, OFF_THREAD_PROMPT_CHARS } from '../tokens/token-pool.ts';
+import type { PromptMessage } from '../tokens/count-tokens.ts';
+import { countPromptTokensAdaptive, type InlineCounter, OFF_THREAD_PROMPT_CHARS } from '../tokens/token-pool.ts';
 import type { EngineLanguage, EngineResult, EngineTask } from './engine-types.ts';
 import type { EngineWorkerRequest } from './engine-worker.ts';
 
@@ -16,6 +16,12 @@ export interface EnginePoolOptions {
   readonly offThreadPromptChars?: number;
   /** How long an idle thread above the first is kept, in ms (piscina's default, 0, churns threads). */
   readonly idleTimeoutMs?: number;
+  /**
+   * False when no model runs on the local engine: no thread is kept and no tokenizer is loaded (the
+   * o200k tables cost ~70 MiB per thread that loads them), so a gateway in front of model servers
+   * only stays small. Default true.
+   */
+  readonly localModels?: boolean;
 }
 
 export interface EnginePoolStats {
@@ -36,6 +42,9 @@ const WARM_UP_LANGUAGES: readonly EngineLanguage[] = ['en', 'hr'];
 export class EnginePool {
   readonly #piscina: Piscina<EngineWorkerRequest, EngineResult | number>;
   readonly #offThreadPromptChars: number;
+  readonly #localModels: boolean;
+  /** This thread's tokenizer, loaded by warmUp() only when local models are served. */
+  #inline: InlineCounter | null = null;
   // Lets generate() hand the worker a count the caller already paid for (same messages array).
   readonly #countedPrompts = new WeakMap<readonly PromptMessage[], number>();
   #closed = false;
@@ -44,12 +53,13 @@ export class EnginePool {
     const maxThreads = Math.max(1, Math.floor(options.maxThreads ?? Math.min(availableParallelism(), 4)));
     this.#piscina = new Piscina({
       filename: WORKER_URL,
-      minThreads: 1,
+      minThreads: options.localModels === false ? 0 : 1,
       maxThreads,
       maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE,
       idleTimeout: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     });
     this.#offThreadPromptChars = options.offThreadPromptChars ?? OFF_THREAD_PROMPT_CHARS;
+    this.#localModels = options.localModels !== false;
   }
 
   /**
@@ -65,18 +75,20 @@ export class EnginePool {
   async countPromptTokens(messages: readonly PromptMessage[]): Promise<number> {
     const known = this.#countedPrompts.get(messages);
     if (known !== undefined) return known;
-    const count = await countPromptTokensAdaptive(
-      messages,
-      async (large) => (await this.#run({ kind: 'count', messages: large })) as number,
-      this.#offThreadPromptChars,
-    );
+    const offThread = async (large: readonly PromptMessage[]) => (await this.#run({ kind: 'count', messages: large })) as number;
+    const count = this.#inline === null
+      ? await offThread(messages)
+      : await countPromptTokensAdaptive(messages, this.#inline, offThread, this.#offThreadPromptChars);
     this.#countedPrompts.set(messages, count);
     return count;
   }
 
-  /** Starts a thread and loads the tokenizer and vocabularies there and on this thread. */
+  /** Starts a thread and loads the tokenizer and vocabularies there and on this thread (only with local models). */
   async warmUp(): Promise<void> {
+    if (!this.#localModels) return;
+    const { countPromptTokens } = await import('../tokens/count-tokens.ts');
     countPromptTokens([{ role: 'user', content: 'warm up' }]);
+    this.#inline = countPromptTokens;
     for (const language of WARM_UP_LANGUAGES) {
       await this.generate({
         messages: [{ role: 'user', content: 'warm up' }],

@@ -54,6 +54,19 @@ describe('EnginePool (real worker threads)', () => {
   });
 });
 
+describe('EnginePool without local models', () => {
+  it('keeps no thread after warm-up, and still counts a prompt when asked (on a thread started then)', async () => {
+    const pool = new EnginePool({ maxThreads: 1, localModels: false });
+    try {
+      await pool.warmUp();
+      expect(pool.stats().threads).toBe(0);
+      await expect(pool.countPromptTokens(TASK.messages)).resolves.toBe(countPromptTokens(TASK.messages));
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('EnginePool limits', () => {
   it('rejects with overloaded when the queue is full', async () => {
     const pool = new EnginePool({ maxThreads: 1, maxQueue: 1 });

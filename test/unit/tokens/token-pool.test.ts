@@ -10,7 +10,7 @@ describe('countPromptTokensAdaptive', () => {
     const offThread = async (): Promise<number> => {
       throw new Error('should not be called');
     };
-    await expect(countPromptTokensAdaptive(small, offThread, 1000)).resolves.toBe(countPromptTokens(small));
+    await expect(countPromptTokensAdaptive(small, countPromptTokens, offThread, 1000)).resolves.toBe(countPromptTokens(small));
   });
 
   it('hands a prompt above the threshold to the off-thread counter', async () => {
@@ -19,7 +19,7 @@ describe('countPromptTokensAdaptive', () => {
       seen.push(messages);
       return 42;
     };
-    await expect(countPromptTokensAdaptive(large, offThread, 1000)).resolves.toBe(42);
+    await expect(countPromptTokensAdaptive(large, countPromptTokens, offThread, 1000)).resolves.toBe(42);
     expect(seen).toEqual([large]);
   });
 
