@@ -1,6 +1,6 @@
 // Per-process readings from /proc (Linux): CPU time (all threads: the piscina engine threads
 // count towards Munja) and resident memory.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { tryCommand } from './processes.ts';
 
 /** Clock ticks per second, the unit of utime/stime in /proc/<pid>/stat. */
@@ -32,12 +32,79 @@ export function rssBytes(pid: number): number {
   }
 }
 
-/** Busy (not idle, not iowait) and total clock ticks of the whole machine, from /proc/stat. */
-export function machineTicks(): { busy: number; total: number } {
-  const fields = (/^cpu +(.+)$/m.exec(readText('/proc/stat'))?.[1] ?? '').split(' ').map(Number);
+/**
+ * Clock ticks of the whole machine from /proc/stat: busy (not idle, iowait or steal), steal (time
+ * the hypervisor gave this virtual machine's CPUs to someone else) and the total.
+ */
+export function machineTicks(): Ticks {
+  return ticksOf(/^cpu +(.+)$/m.exec(readText('/proc/stat'))?.[1]);
+}
+
+/** The same per CPU: index 0 is cpu0. */
+export function perCpuTicks(): Ticks[] {
+  return [...readText('/proc/stat').matchAll(/^cpu(\d+) +(.+)$/gm)].map((match) => ticksOf(match[2]));
+}
+
+export interface Ticks {
+  readonly busy: number;
+  readonly steal: number;
+  readonly total: number;
+}
+
+function ticksOf(line: string | undefined): Ticks {
+  const fields = (line ?? '').split(' ').map(Number);
   // user nice system idle iowait irq softirq steal (guest time is already inside user).
   const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
-  return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
+  const steal = fields[7] ?? 0;
+  return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0) - steal, steal, total };
+}
+
+/** The share (0–1) of all CPU time the hypervisor took away between two machineTicks() readings. */
+export function stealShare(before: Ticks, after: Ticks): number {
+  return (after.steal - before.steal) / Math.max(1, after.total - before.total);
+}
+
+/** Busy share (0–1) of each CPU between two perCpuTicks() readings. */
+export function perCpuBusy(before: readonly Ticks[], after: readonly Ticks[]): number[] {
+  return after.map((now, index) => (now.busy - (before[index]?.busy ?? 0)) / Math.max(1, now.total - (before[index]?.total ?? 0)));
+}
+
+/** `pid` and every process below it (nginx's worker, Munja's cluster workers), from each process's parent in /proc. */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const name of safeReaddir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readText(`/proc/${name}/stat`);
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const children = parents.get(parent) ?? [];
+    children.push(Number(name));
+    parents.set(parent, children);
+  }
+  const tree = [pid];
+  for (let index = 0; index < tree.length; index++) tree.push(...(parents.get(tree[index]!) ?? []));
+  return tree;
+}
+
+/** Open file descriptors of a process, or NaN once it is gone. */
+export function fdCount(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The soft limit on open files of a process (from /proc/<pid>/limits). */
+export function openFileLimit(pid: number): number {
+  return Number(/^Max open files\s+(\d+)/m.exec(readText(`/proc/${pid}/limits`))?.[1] ?? Number.NaN);
+}
+
+function safeReaddir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
 }
 
 /** The busy share of all cores (0–1) over the next `ms`. */
@@ -46,38 +113,6 @@ export async function machineBusyOver(ms: number): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, ms));
   const after = machineTicks();
   return (after.busy - before.busy) / Math.max(1, after.total - before.total);
-}
-
-/** CPU seconds a set of processes used between two readings, and how busy the machine was. */
-export class CpuMeter {
-  readonly #ticksPerSecond: number;
-  readonly #pids: readonly number[];
-  #before: number[] = [];
-  #selfBefore: NodeJS.CpuUsage = process.cpuUsage();
-  #machineBefore = machineTicks();
-
-  constructor(ticksPerSecond: number, pids: readonly number[]) {
-    this.#ticksPerSecond = ticksPerSecond;
-    this.#pids = pids;
-  }
-
-  start(): void {
-    this.#before = this.#pids.map(cpuTicks);
-    this.#selfBefore = process.cpuUsage();
-    this.#machineBefore = machineTicks();
-  }
-
-  /**
-   * Seconds per watched PID (same order as given) and for this process (the load generator);
-   * machineBusy is the busy share of all cores (0–1), whoever used them.
-   */
-  read(): { perPid: number[]; selfSeconds: number; machineBusy: number } {
-    const perPid = this.#pids.map((pid, index) => (cpuTicks(pid) - (this.#before[index] ?? Number.NaN)) / this.#ticksPerSecond);
-    const self = process.cpuUsage(this.#selfBefore);
-    const machine = machineTicks();
-    const machineBusy = (machine.busy - this.#machineBefore.busy) / (machine.total - this.#machineBefore.total);
-    return { perPid, selfSeconds: (self.user + self.system) / 1e6, machineBusy };
-  }
 }
 
 export interface Machine {

@@ -29,12 +29,39 @@ export interface StartOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** stdout: 'pipe' to read it, 'ignore', or a file descriptor to write it to. */
   readonly stdout?: 'pipe' | 'ignore' | number;
+  /** CPUs to pin the process to (`taskset -c`), e.g. '1'; ignored when taskset is missing. */
+  readonly cpus?: string;
+  readonly cwd?: string;
+}
+
+let tasksetAvailable: boolean | undefined;
+
+/** Whether `taskset` can pin processes here (checked once). */
+export async function canPin(): Promise<boolean> {
+  tasksetAvailable ??= (await tryCommand('taskset', ['-c', '0', 'true'])) !== undefined;
+  return tasksetAvailable;
+}
+
+/** Pins this process, all its threads included, to `cpus` (the load generator's CPU). */
+export async function pinSelf(cpus: string): Promise<boolean> {
+  return (await canPin()) && (await tryCommand('taskset', ['-a', '-p', '-c', cpus, String(process.pid)])) !== undefined;
 }
 
 /** Starts `node <args>` with the Node that runs the bench (the project's Node 24). */
 export function startNode(name: string, args: readonly string[], options: StartOptions = {}): Started {
+  return startProcess(name, process.execPath, args, options);
+}
+
+/**
+ * Starts a program; with `cpus` through `taskset -c`, which execs it: the PID is the program's own.
+ * Call canPin() first: without taskset the program runs unpinned.
+ */
+export function startProcess(name: string, file: string, args: readonly string[], options: StartOptions = {}): Started {
   const stdio: StdioOptions = ['ignore', options.stdout ?? 'pipe', 'pipe'];
-  const child = spawn(process.execPath, args, { env: options.env ?? process.env, stdio });
+  const pinned = options.cpus !== undefined && tasksetAvailable === true;
+  const child = pinned
+    ? spawn('taskset', ['-c', options.cpus!, file, ...args], { env: options.env ?? process.env, stdio, cwd: options.cwd })
+    : spawn(file, args, { env: options.env ?? process.env, stdio, cwd: options.cwd });
   if (child.pid === undefined) throw new Error(`${name}: could not start`);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

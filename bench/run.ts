@@ -1,101 +1,52 @@
-// `npm run bench`: starts the mock upstream and Munja as their own processes, runs every scenario
-// with autocannon for a bounded time, and writes bench/REPORT.md. Settings (env): BENCH_SECONDS
-// (default 5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (50).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// `npm run bench`: Munja side by side with a direct baseline, nginx and the Portkey gateway, then
+// Munja alone (rejections, the Redis limiter, two workers, many open streams, a soak). The mock
+// upstream and the load generators run on CPU 0, the proxy under test alone on CPU 1. Rewrites
+// bench/REPORT.md and the plots in docs/bench/. Every process it starts is stopped by its PID.
+// Peers are installed by bench/setup.sh; a missing one is skipped and the report says so.
+//
+// Settings (env), defaults in brackets; the default run takes about 10 minutes:
+//   BENCH_SECONDS [5]            measured seconds per closed-loop run (saturation, streaming, rejects)
+//   BENCH_WARMUP_SECONDS [1]     warm-up before each closed-loop run
+//   BENCH_TARGET_WARMUP_SECONDS [5]  load each target gets before its first measurement (half JSON, half streams)
+//   BENCH_CONNECTIONS [50]       connections of the closed-loop runs
+//   BENCH_RATES [1000,5000]      paced (open-loop) rates, requests per second
+//   BENCH_PACED_SECONDS [10]     measured seconds per paced rate
+//   BENCH_SWEEP [1,10,50,100,200] connections for the throughput plot; BENCH_SWEEP_SECONDS [2] each
+//   BENCH_DELIVERY_SECONDS [4]   paced, time-stamped streams per target (delivery latency)
+//   BENCH_STREAMS [10000]        concurrent open streams wanted; BENCH_STREAMS_HOLD_SECONDS [5]
+//   BENCH_SOAK_SECONDS [60]      soak length (600 for the 10-minute soak); BENCH_SOAK_CONCURRENCY [50]
+//   BENCH_SKIP                   comma-separated parts to leave out: nginx, portkey, paced, delivery,
+//                                sweep, rejects, redis, workers, streams, soak
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runLoad, type LoadOptions } from './load.ts';
-import { stopAll, tryCommand } from './processes.ts';
-import { clockTicksPerSecond, CpuMeter, describeMachine, machineBusyOver, rssBytes } from './proc-stats.ts';
-import { mainTable, problems, ratioTable, renderReport, resourceTable, type ScenarioResult } from './report.ts';
-import { allScenarios, type Scenario, type Targets } from './scenarios/index.ts';
-import { type Stack, startStack } from './stack.ts';
+import type { RunContext } from './closed-loop.ts';
+import { runManyStreams } from './many-streams.ts';
+import { startNginx } from './peer/nginx.ts';
+import { startPortkey } from './peer/portkey.ts';
+import { closedLoop, measureTarget, paced, say, type TargetRun, warmUp } from './phases.ts';
+import { writePlots } from './plots.ts';
+import { canPin, pinSelf, type StopOutcome, stop, stopAll } from './processes.ts';
+import { clockTicksPerSecond, describeMachine, machineBusyOver, machineTicks, stealShare } from './proc-stats.ts';
+import { collectVersions, commitDescription, type RunInfo } from './run-info.ts';
+import { renderReport, type Results } from './report.ts';
+import { treeRssBytes } from './resource-watch.ts';
+import { startRedis } from './redis.ts';
+import { chatJson, local, models, reject400, reject401, reject429 } from './scenarios/index.ts';
+import { readSettings } from './settings.ts';
+import { runSoak } from './soak.ts';
+import { startMock, startMunja } from './stack.ts';
+import { directTarget, munjaTarget, nginxTarget, portkeyTarget } from './targets.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const REPORT_PATH = join(ROOT, 'bench/REPORT.md');
-// Lets pino's asynchronous writes and the requests cut off at the end of a run reach the log.
-const SETTLE_MS = 300;
-
-function setting(name: string, fallback: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > max) throw new Error(`${name} must be an integer from 0 to ${max}`);
-  return value;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** `abc1234`, plus what differs from it in tracked files (the report itself, rewritten by every run, does not count). */
-async function commitDescription(): Promise<string> {
-  const commit = (await tryCommand('git', ['rev-parse', '--short', 'HEAD'], ROOT)) ?? 'unknown';
-  // --no-optional-locks: a bench must not write the index while someone else works in the tree.
-  const status = await tryCommand('git', ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no'], ROOT);
-  const changed = (status ?? '').split('\n').map((line) => line.trim().replace(/^\S+\s+/, '')).filter((path) => path !== '' && path !== 'bench/REPORT.md');
-  if (changed.some((path) => !path.startsWith('bench/'))) return `${commit} (dirty)`;
-  return changed.length > 0 ? `${commit} (with uncommitted changes in bench/)` : commit;
-}
-
-/** Sends the scenario's request once and checks the whole response. */
-async function checkOnce(scenario: Scenario, targets: Targets): Promise<{ status: number; problem: string | undefined }> {
-  const request = scenario.request(targets);
-  try {
-    const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body ?? null });
-    const body = await response.text();
-    if (response.status !== scenario.expectStatus) return { status: response.status, problem: `status ${response.status}: ${body.slice(0, 200)}` };
-    return { status: response.status, problem: scenario.check(body) };
-  } catch (error) {
-    return { status: 0, problem: `request failed: ${(error as Error).message}` };
-  }
-}
-
-interface Meter {
-  readonly ticksPerSecond: number;
-  readonly cores: number;
-}
-
-async function runScenario(scenario: Scenario, stack: Stack, targets: Targets, options: LoadOptions & { warmupSeconds: number }, meter: Meter): Promise<ScenarioResult> {
-  const { ticksPerSecond, cores } = meter;
-  const check = await checkOnce(scenario, targets);
-  const request = scenario.request(targets);
-  if (options.warmupSeconds > 0) await runLoad(request, { ...options, seconds: options.warmupSeconds });
-  await sleep(SETTLE_MS);
-  stack.munjaLog.clear();
-
-  const cpu = new CpuMeter(ticksPerSecond, [stack.munja.pid, stack.mock.pid]);
-  cpu.start();
-  const load = await runLoad(request, options);
-  const { perPid, selfSeconds, machineBusy } = cpu.read();
-  const munjaRssBytes = rssBytes(stack.munja.pid);
-
-  await sleep(SETTLE_MS);
-  const munjaLog = stack.munjaLog.tally();
-  stack.munjaLog.clear();
-  return {
-    scenario,
-    checkStatus: check.status,
-    checkProblem: check.problem,
-    load,
-    cpuSeconds: {
-      munja: perPid[0]!,
-      mock: perPid[1]!,
-      loader: selfSeconds,
-      unattributed: Math.max(0, machineBusy * cores * load.seconds - perPid[0]! - perPid[1]! - selfSeconds),
-    },
-    machineBusy,
-    munjaRssBytes,
-    munjaLog,
-  };
-}
+const LOADER_CPU = '0';
+const PROXY_CPU = '1';
+const BOTH_CPUS = '0,1';
 
 async function main(): Promise<void> {
   const began = performance.now();
-  const options = {
-    seconds: Math.max(1, setting('BENCH_SECONDS', 5, 600)),
-    warmupSeconds: setting('BENCH_WARMUP_SECONDS', 1, 600),
-    connections: Math.max(1, setting('BENCH_CONNECTIONS', 50, 10_000)),
-  };
+  const settings = readSettings();
   const tempDir = mkdtempSync(join(tmpdir(), 'munja-bench-'));
   let cleaning: Promise<void> | undefined;
   const cleanUp = () => (cleaning ??= (async () => {
@@ -112,38 +63,128 @@ async function main(): Promise<void> {
   try {
     // Other work on the machine skews every figure: measure it before starting anything (git included).
     const backgroundBusy = await machineBusyOver(1_000);
-    const [ticksPerSecond, commit] = await Promise.all([clockTicksPerSecond(), commitDescription()]);
-    const machine = describeMachine();
-    const meter = { ticksPerSecond, cores: machine.cores };
-    const stack = await startStack(tempDir);
-    const targets: Targets = { direct: `http://127.0.0.1:${stack.mockPort}`, munja: `http://127.0.0.1:${stack.munjaPort}`, key: stack.key };
-    const munjaStartRssBytes = rssBytes(stack.munja.pid);
-    process.stdout.write(`bench: mock upstream pid ${stack.mock.pid} port ${stack.mockPort}, munja pid ${stack.munja.pid} port ${stack.munjaPort}\n`);
+    const ticksAtStart = machineTicks();
+    const [ticksPerSecond, commit, versions] = await Promise.all([clockTicksPerSecond(), commitDescription(ROOT), collectVersions()]);
+    const pinned = (await canPin()) && (await pinSelf(LOADER_CPU));
+    const cpu = (cpus: string) => (pinned ? cpus : undefined);
+    const tool = versions.wrk === undefined ? 'autocannon' : 'wrk';
+    const context: RunContext = { tool, tempDir, ticksPerSecond, loaderCpus: cpu(LOADER_CPU) };
+    const stops: StopOutcome[] = [];
+    const results: Results = { targets: [], munjaOnly: [], notes: [] };
 
-    const results: ScenarioResult[] = [];
-    for (const scenario of allScenarios()) {
-      process.stdout.write(`bench: ${scenario.id} (${options.warmupSeconds} s warm-up + ${options.seconds} s) … `);
-      const result = await runScenario(scenario, stack, targets, options, meter);
-      results.push(result);
-      process.stdout.write(`${Math.round(result.load.requestsPerSecond)} req/s${result.checkProblem === undefined ? '' : `, CHECK FAILED: ${result.checkProblem}`}\n`);
+    const mock = await startMock(cpu(LOADER_CPU));
+    say(`bench: mock upstream pid ${mock.process.pid} port ${mock.port}; load generator: ${tool}; pinned: ${pinned}\n`);
+    results.targets.push(await measureTarget(directTarget(mock.port), settings, context));
+
+    const skippedRun = (name: TargetRun['name'], label: string, why: string): TargetRun => {
+      say(`bench: ${label} skipped: ${why}\n`);
+      return { name, label, skipped: why, paced: [], sweep: [] };
+    };
+    if (settings.skip.has('nginx')) results.targets.push(skippedRun('nginx', 'nginx', 'BENCH_SKIP'));
+    else {
+      const nginx = await startNginx(tempDir, mock.port, cpu(PROXY_CPU), 20_000);
+      if (typeof nginx === 'string') results.targets.push(skippedRun('nginx', 'nginx', nginx));
+      else {
+        results.targets.push(await measureTarget(nginxTarget(nginx.port, nginx.version, nginx.process.pid), settings, context)
+          .catch((error: unknown) => skippedRun('nginx', `nginx ${nginx.version}`, `failed: ${(error as Error).message}`)));
+        stops.push(await stop(nginx.process));
+      }
+    }
+    if (settings.skip.has('portkey')) results.targets.push(skippedRun('portkey', 'Portkey gateway', 'BENCH_SKIP'));
+    else {
+      const portkey = await startPortkey(cpu(PROXY_CPU));
+      if (typeof portkey === 'string') results.targets.push(skippedRun('portkey', 'Portkey gateway', portkey));
+      else {
+        results.targets.push(await measureTarget(portkeyTarget(portkey.port, portkey.version, portkey.process.pid, mock.port), settings, context)
+          .catch((error: unknown) => skippedRun('portkey', `Portkey gateway ${portkey.version}`, `failed: ${(error as Error).message}`)));
+        stops.push(await stop(portkey.process));
+      }
     }
 
-    const stops = await stopAll();
-    const info = {
+    const munja = await startMunja({ name: 'munja', tempDir, mockPort: mock.port, ...(pinned ? { cpus: PROXY_CPU } : {}) });
+    results.munjaIdleRssBytes = treeRssBytes(munja.process.pid);
+    const target = munjaTarget(munja);
+    results.targets.push(await measureTarget(target, settings, context, munja.log));
+    const own = { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, log: munja.log };
+    for (const scenario of settings.skip.has('rejects') ? [] : [models, reject400, reject401, reject429]) {
+      results.munjaOnly.push(await closedLoop(scenario, target, own, context));
+    }
+    stops.push(await stop(munja.process));
+    if (!settings.skip.has('rejects')) {
+      const withEngine = await startMunja({ name: 'munja-local', tempDir, mockPort: mock.port, localModel: true, ...(pinned ? { cpus: PROXY_CPU } : {}) });
+      results.munjaOnly.push(await closedLoop(local, munjaTarget(withEngine, 'munja', 'Munja (with the local engine)'), { ...own, log: withEngine.log }, context));
+      stops.push(await stop(withEngine.process));
+    }
+
+    if (!settings.skip.has('redis') || !settings.skip.has('workers')) {
+      const redis = await startRedis(cpu(LOADER_CPU));
+      if (typeof redis === 'string') results.notes.push(`Redis runs skipped: ${redis}`);
+      else {
+        results.redisVersion = redis.version;
+        if (!settings.skip.has('redis')) {
+          const withRedis = await startMunja({ name: 'munja-redis', tempDir, mockPort: mock.port, redisUrl: redis.url, workers: 1, ...(pinned ? { cpus: PROXY_CPU } : {}) });
+          const redisTarget = munjaTarget(withRedis, 'munja-redis', 'Munja + Redis limiter');
+          await warmUp(redisTarget, settings, context);
+          const json = await closedLoop(chatJson, redisTarget, { ...own, log: withRedis.log }, context);
+          const pacedRun = settings.skip.has('paced') ? undefined : await paced(redisTarget, settings.rates[0]!, settings.pacedSeconds, context);
+          results.redis = { json, ...(pacedRun === undefined ? {} : { paced: pacedRun }) };
+          stops.push(await stop(withRedis.process));
+        }
+        if (!settings.skip.has('workers')) {
+          // Both workers' runs float over both cores, as do wrk and Munja; the mock stays on CPU 0.
+          const floating: RunContext = { ...context, loaderCpus: cpu(BOTH_CPUS) };
+          const runs = [];
+          for (const workers of [1, 2]) {
+            const instance = await startMunja({ name: `munja-workers-${workers}`, tempDir, mockPort: mock.port, redisUrl: redis.url, workers, ...(pinned ? { cpus: BOTH_CPUS } : {}) });
+            const workersTarget = munjaTarget(instance, 'munja-redis', `Munja, ${workers} worker${workers > 1 ? 's' : ''}`);
+            await warmUp(workersTarget, settings, floating);
+            runs.push(await closedLoop(chatJson, workersTarget, { ...own, log: instance.log }, floating));
+            stops.push(await stop(instance.process));
+          }
+          results.workers = { one: runs[0]!, two: runs[1]! };
+        }
+        stops.push(await stop(redis.process));
+      }
+    }
+
+    if (!settings.skip.has('streams')) {
+      // 500 streams per key: well under Munja's per-key in-flight cap.
+      const extraKeys = Math.ceil(settings.streams / 500) - 1;
+      const instance = await startMunja({ name: 'munja-streams', tempDir, mockPort: mock.port, extraKeys, ...(pinned ? { cpus: PROXY_CPU } : {}) });
+      say(`bench: munja ${settings.streams} concurrent streams … `);
+      results.manyStreams = await runManyStreams(munjaTarget(instance), { wanted: settings.streams, perSecond: 1_000, holdSeconds: settings.streamsHoldSeconds });
+      say(`${results.manyStreams.opened}/${results.manyStreams.attempted} open, ${results.manyStreams.errors} errors, peak RSS ${Math.round(results.manyStreams.peak.rssBytes / 2 ** 20)} MiB\n`);
+      stops.push(await stop(instance.process));
+    }
+    if (!settings.skip.has('soak')) {
+      const heapFile = join(tempDir, 'soak-heap.json');
+      const instance = await startMunja({ name: 'munja-soak', tempDir, mockPort: mock.port, heapFile, ...(pinned ? { cpus: PROXY_CPU } : {}) });
+      say(`bench: munja soak (${settings.soakSeconds} s, ${settings.soakConcurrency} concurrent cycles) … `);
+      results.soak = await runSoak(munjaTarget(instance), { seconds: settings.soakSeconds, warmupSeconds: 5, concurrency: settings.soakConcurrency, heapFile });
+      say(`${results.soak.cycles} cycles, RSS ${Math.round(results.soak.start.rssBytes / 2 ** 20)} → ${Math.round(results.soak.end.rssBytes / 2 ** 20)} MiB, ${results.soak.withinBudget ? 'within' : 'OVER'} budget\n`);
+      stops.push(await stop(instance.process));
+    }
+
+    stops.push(...(await stopAll()));
+    const info: RunInfo = {
       date: new Date().toISOString(),
-      machine,
-      node: process.version,
+      machine: describeMachine(),
+      versions,
       commit,
-      ...options,
-      munjaStartRssBytes,
+      settings,
+      tool,
+      pinned,
       backgroundBusy,
+      loadAverage: loadavg(),
+      steal: stealShare(ticksAtStart, machineTicks()),
       wallSeconds: (performance.now() - began) / 1000,
       stops,
     };
-    writeFileSync(REPORT_PATH, renderReport(results, info));
-    const found = problems(results, info);
-    process.stdout.write(`\n${mainTable(results)}\n\n${ratioTable(results)}\n\n${resourceTable(results)}\n\n`);
-    process.stdout.write(`${found.length === 0 ? 'bench: no problems seen' : `bench: problems seen:\n${found.join('\n')}`}\nbench: wrote ${REPORT_PATH}\n`);
+    mkdirSync(join(ROOT, 'docs/bench'), { recursive: true });
+    const plots = writePlots(results, join(ROOT, 'docs/bench'));
+    const report = renderReport(results, info, plots);
+    writeFileSync(join(ROOT, 'bench/REPORT.md'), report.markdown);
+    say(`\n${report.summary}\nbench: wrote bench/REPORT.md and ${plots.map((plot) => plot.path).join(', ')}\n`);
   } finally {
     await cleanUp();
   }

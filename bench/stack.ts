@@ -1,65 +1,120 @@
-// The system under test, each part its own process: the mock upstream and Munja (with a fresh
-// data dir, a key made by the CLI, and a config whose limits never throttle).
-import { closeSync, writeFileSync } from 'node:fs';
+// The processes under test that are ours: the bench's mock upstream and Munja, each its own
+// process, pinned where run.ts says. Munja gets a fresh data dir (or a private Redis), keys made
+// by its own CLI, and a config whose limits never throttle the bench key.
+import { closeSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MOCK_MODELS, MUNJA_MODELS } from './mock/models.ts';
 import { MunjaLog } from './munja-log.ts';
 import { firstLine, runNode, type Started, startNode } from './processes.ts';
-import { LOCAL_MODEL, RELAY_MODEL, UPSTREAM_MODEL } from './scenarios/index.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MUNJA_CLI = join(ROOT, 'src/cli/munja.ts');
-const MOCK_CLI = join(ROOT, 'test/helpers/mock-upstream-cli.ts');
-const START_TIMEOUT_MS = 20_000;
+const MOCK_SERVER = join(ROOT, 'bench/mock/fast-upstream.ts');
+const HEAP_PROBE = join(ROOT, 'bench/heap-probe.ts');
+const START_TIMEOUT_MS = 30_000;
+export const LOCAL_MODEL = 'fast';
 
-export interface Stack {
-  readonly mock: Started;
-  readonly mockPort: number;
-  readonly munja: Started;
-  readonly munjaPort: number;
-  readonly munjaLog: MunjaLog;
-  readonly key: string;
+export interface Mock {
+  readonly process: Started;
+  readonly port: number;
 }
 
-function munjaConfig(mockPort: number): object {
+export async function startMock(cpus: string | undefined): Promise<Mock> {
+  const process = startNode('mock upstream', [MOCK_SERVER, '--port', '0'], cpus === undefined ? {} : { cpus });
+  const port = await firstLine(process, portOf, START_TIMEOUT_MS);
+  return { process, port };
+}
+
+export interface MunjaOptions {
+  readonly name: string;
+  readonly tempDir: string;
+  readonly mockPort: number;
+  readonly cpus?: string;
+  /** redis://… : the Redis store and limiter instead of the embedded store and memory limiter. */
+  readonly redisUrl?: string;
+  readonly workers?: number;
+  /** Write process.memoryUsage() to this file every second (for the soak). */
+  readonly heapFile?: string;
+  /** More keys like `key`, to spread many streams over (Munja caps what one key has in flight). */
+  readonly extraKeys?: number;
+  /**
+   * Also serve LOCAL_MODEL from the built-in engine. Off by default: a gateway in front of model
+   * servers starts no engine thread and no tokenizer, and that is the shape compared with the peers.
+   */
+  readonly localModel?: boolean;
+}
+
+export interface Munja {
+  readonly process: Started;
+  readonly port: number;
+  readonly log: MunjaLog;
+  /** A key that may use every model, with limits that never bind. */
+  readonly key: string;
+  /** A key limited to 1 request per minute (the 429 path). */
+  readonly tinyKey: string;
+  readonly extraKeys: readonly string[];
+}
+
+function munjaConfig(mockPort: number, localModel: boolean): object {
+  const baseUrl = `http://127.0.0.1:${mockPort}/v1`;
+  const relay = (kind: keyof typeof MOCK_MODELS, maxConnections: number) => ({ upstreams: [{ baseUrl, model: MOCK_MODELS[kind], maxConnections }] });
   return {
     // A short grace: the bench stops Munja when no request is in flight.
     server: { shutdownGraceMs: 2_000 },
-    // Never the limiter: one key carries all the load. The concurrency cap (default 64 in flight
-    // per key) stays on, as in production, but far above any BENCH_CONNECTIONS.
+    // Deadlines above the 50 ms default: on a shared 2-core machine a busy moment would otherwise turn
+    // Redis calls into local fallback decisions, and the Redis runs would not measure Redis.
+    redis: { commandTimeoutMs: 1_000, connectTimeoutMs: 5_000 },
+    // The bench key carries all the load: its limits never bind. The per-key concurrency cap stays on,
+    // as in production, but far above any load here (the many-streams scenario holds ~10,000).
     limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 1_000_000 },
     models: {
-      [LOCAL_MODEL]: { local: { tokensPerSecond: 0, timeToFirstTokenMs: 0 } },
-      [RELAY_MODEL]: { upstreams: [{ baseUrl: `http://127.0.0.1:${mockPort}/v1`, model: UPSTREAM_MODEL, maxConnections: 64 }] },
+      ...(localModel ? { [LOCAL_MODEL]: { local: { tokensPerSecond: 0, timeToFirstTokenMs: 0 } } } : {}),
+      [MUNJA_MODELS.json]: relay('json', 256),
+      [MUNJA_MODELS.stamp]: relay('stamp', 64),
+      [MUNJA_MODELS.slow]: relay('slow', 12_000),
+      [MUNJA_MODELS.soak]: relay('soak', 256),
     },
   };
 }
 
-export async function startStack(tempDir: string): Promise<Stack> {
-  const dataDir = join(tempDir, 'data');
-  const env = { ...process.env, MUNJA_DATA: dataDir, LOG_LEVEL: 'info' };
-
-  const created = JSON.parse(await runNode([MUNJA_CLI, 'keys', 'create', '--account', 'bench@example.com', '--json'], env)) as { key?: unknown };
+async function createKey(env: NodeJS.ProcessEnv, rpm?: number): Promise<string> {
+  const args = [MUNJA_CLI, 'keys', 'create', '--account', 'bench@example.com', '--json', ...(rpm === undefined ? [] : ['--rpm', String(rpm)])];
+  const created = JSON.parse(await runNode(args, env)) as { key?: unknown };
   if (typeof created.key !== 'string') throw new Error('munja keys create --json printed no key');
+  return created.key;
+}
 
-  const mock = startNode('mock upstream', [MOCK_CLI, '--port', '0']);
-  const mockPort = await firstLine(mock, (line) => portOf(line), START_TIMEOUT_MS);
+export async function startMunja(options: MunjaOptions): Promise<Munja> {
+  const dir = join(options.tempDir, options.name);
+  mkdirSync(dir, { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, MUNJA_DATA: join(dir, 'data'), LOG_LEVEL: 'info' };
+  if (options.redisUrl !== undefined) env.REDIS_URL = options.redisUrl;
+  const key = await createKey(env);
+  const tinyKey = await createKey(env, 1);
+  const extraKeys: string[] = [];
+  for (let index = 0; index < (options.extraKeys ?? 0); index++) extraKeys.push(await createKey(env));
 
-  const configPath = join(tempDir, 'munja.json');
-  writeFileSync(configPath, JSON.stringify(munjaConfig(mockPort), null, 2));
-  const munjaLog = new MunjaLog(join(tempDir, 'munja.log'));
-  const logFd = munjaLog.openForChild();
+  const configPath = join(dir, 'munja.json');
+  writeFileSync(configPath, JSON.stringify(munjaConfig(options.mockPort, options.localModel === true), null, 2));
+  const log = new MunjaLog(join(dir, 'munja.log'));
+  const logFd = log.openForChild();
+  const serveEnv: NodeJS.ProcessEnv = {
+    ...env, MUNJA_CONFIG: configPath, PORT: '0', HOST: '127.0.0.1', MUNJA_METRICS_PORT: '0', MUNJA_WORKERS: String(options.workers ?? 1),
+  };
+  if (options.heapFile !== undefined) {
+    serveEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${HEAP_PROBE}`.trim();
+    serveEnv.BENCH_HEAP_FILE = options.heapFile;
+  }
   let munja: Started;
   try {
-    munja = startNode('munja', [MUNJA_CLI, 'serve'], {
-      env: { ...env, MUNJA_CONFIG: configPath, PORT: '0', HOST: '127.0.0.1', MUNJA_METRICS_PORT: '0' },
-      stdout: logFd,
-    });
+    munja = startNode(options.name, [MUNJA_CLI, 'serve'], { env: serveEnv, stdout: logFd, ...(options.cpus === undefined ? {} : { cpus: options.cpus }) });
   } finally {
     closeSync(logFd); // the child has its own copy
   }
-  const munjaPort = await waitForReady(munja, munjaLog);
-  return { mock, mockPort, munja, munjaPort, munjaLog, key: created.key };
+  const port = await waitForReady(munja, log);
+  log.clear();
+  return { process: munja, port, log, key, tinyKey, extraKeys };
 }
 
 function portOf(line: string): number | undefined {

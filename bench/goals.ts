@@ -1,0 +1,91 @@
+// The headline figures per target and the issue's targets, judged on them: pass, FAIL, or not
+// measured (with the reason). Nothing is rounded in Munja's favour.
+import { cpuPerRequestUs } from './closed-loop.ts';
+import { fixed, MiB, mib, ms, ratio, signedMs } from './format.ts';
+import type { PacedResult } from './paced-load.ts';
+import type { TargetRun } from './phases.ts';
+import type { Results } from './report.ts';
+import type { TargetName } from './scenarios/index.ts';
+
+export interface Headline {
+  readonly requestsPerSecond: number;
+  readonly cpuPerRequestUs: number;
+  readonly cpuPerStreamMs: number;
+  readonly peakRssBytes: number;
+}
+
+export function headline(run: TargetRun | undefined): Headline | undefined {
+  if (run?.json === undefined) return undefined;
+  const stream = run.stream;
+  return {
+    requestsPerSecond: run.json.load.requestsPerSecond,
+    cpuPerRequestUs: cpuPerRequestUs(run.json),
+    cpuPerStreamMs: stream === undefined ? Number.NaN : cpuPerRequestUs(stream) / 1000,
+    peakRssBytes: run.json.target.pids.length === 0 ? Number.NaN : Math.max(run.json.usage.peakRssBytes, stream?.usage.peakRssBytes ?? 0),
+  };
+}
+
+export const byName = (results: Results, name: TargetName) => results.targets.find((run) => run.name === name && run.skipped === undefined);
+
+/** Added latency of `run` over `direct` at `rate`, from the scheduled send time; undefined when not measured. */
+export function addedLatency(run: TargetRun | undefined, direct: TargetRun | undefined, rate: number): { p50: number; p99: number; paced: PacedResult } | undefined {
+  const mine = run?.paced.find((result) => result.rate === rate);
+  const base = direct?.paced.find((result) => result.rate === rate);
+  if (mine === undefined || base === undefined) return undefined;
+  return { p50: mine.latencyMs.p50 - base.latencyMs.p50, p99: mine.latencyMs.p99 - base.latencyMs.p99, paced: mine };
+}
+
+export interface Goal {
+  readonly goal: string;
+  readonly measured: string;
+  readonly verdict: 'pass' | 'FAIL' | 'not measured' | 'pass at the cap';
+}
+
+const judge = (ok: boolean | undefined): Goal['verdict'] => (ok === undefined ? 'not measured' : ok ? 'pass' : 'FAIL');
+
+export function goals(results: Results): Goal[] {
+  const direct = headline(byName(results, 'direct'));
+  const nginx = headline(byName(results, 'nginx'));
+  const munja = headline(byName(results, 'munja'));
+  const list: Goal[] = [];
+  const cpuRatio = munja && nginx ? munja.cpuPerRequestUs / nginx.cpuPerRequestUs : undefined;
+  list.push({ goal: 'CPU per non-streaming request ≤ 1.5× nginx', measured: cpuRatio === undefined ? 'nginx not measured' : `${fixed(munja!.cpuPerRequestUs, 0)} µs vs ${fixed(nginx!.cpuPerRequestUs, 0)} µs = ${ratio(cpuRatio)}`, verdict: judge(cpuRatio === undefined ? undefined : cpuRatio <= 1.5) });
+  const throughput = munja && direct ? munja.requestsPerSecond / direct.requestsPerSecond : undefined;
+  list.push({ goal: 'Throughput on one core ≥ 0.8× direct', measured: `${ratio(throughput)} direct`, verdict: judge(throughput === undefined ? undefined : throughput >= 0.8) });
+  const redis = results.redis === undefined || direct === undefined ? undefined : results.redis.json.load.requestsPerSecond / direct.requestsPerSecond;
+  list.push({ goal: 'Throughput with the Redis limiter ≥ 0.7× direct', measured: redis === undefined ? 'not run' : `${ratio(redis)} direct`, verdict: judge(redis === undefined ? undefined : redis >= 0.7) });
+  const at1000 = addedLatency(byName(results, 'munja'), byName(results, 'direct'), 1000);
+  const held1000 = at1000 !== undefined && at1000.paced.gaveUp === undefined;
+  list.push({ goal: 'Added latency at 1000 req/s paced: p50 ≤ 0.2 ms', measured: at1000 === undefined ? 'not run' : `${signedMs(at1000.p50)} ms`, verdict: judge(at1000 === undefined ? undefined : held1000 && at1000.p50 <= 0.2) });
+  list.push({ goal: 'Added latency at 1000 req/s paced: p99 ≤ 1 ms', measured: at1000 === undefined ? 'not run' : `${signedMs(at1000.p99)} ms`, verdict: judge(at1000 === undefined ? undefined : held1000 && at1000.p99 <= 1) });
+  const at5000 = addedLatency(byName(results, 'munja'), byName(results, 'direct'), 5000);
+  list.push({ goal: 'Added latency at 5000 req/s paced: p99 ≤ 2 ms', measured: at5000 === undefined ? 'not run' : `${signedMs(at5000.p99)} ms`, verdict: judge(at5000 === undefined ? undefined : at5000.paced.gaveUp === undefined && at5000.p99 <= 2) });
+  const streamRatio = munja && nginx ? munja.cpuPerStreamMs / nginx.cpuPerStreamMs : undefined;
+  list.push({ goal: 'CPU per 100-chunk stream ≤ 1.2× nginx', measured: streamRatio === undefined ? 'nginx not measured' : `${ms(munja!.cpuPerStreamMs)} ms vs ${ms(nginx!.cpuPerStreamMs)} ms = ${ratio(streamRatio)}`, verdict: judge(streamRatio === undefined ? undefined : streamRatio <= 1.2) });
+  const delivery = byName(results, 'munja')?.delivery;
+  list.push({
+    goal: 'Paced upstream chunks reach the client within 1 ms (p99)',
+    measured: delivery === undefined ? 'not run' : `p50 ${ms(delivery.deliveryMs.p50)} ms, p99 ${ms(delivery.deliveryMs.p99)} ms, max ${ms(delivery.deliveryMs.max)} ms`,
+    verdict: judge(delivery === undefined ? undefined : delivery.deliveryMs.p99 <= 1 && delivery.failedStreams === 0),
+  });
+  const many = results.manyStreams;
+  list.push({
+    goal: '10,000 concurrent open streams on one worker, no errors',
+    measured: many === undefined ? 'not run' : `${many.opened.toLocaleString('en-US')} of ${many.attempted.toLocaleString('en-US')} opened, ${many.errors} errors, ${many.stalled} stalled${many.capNote === undefined ? '' : ' (capped, see below)'}`,
+    verdict: many === undefined
+      ? 'not measured'
+      : many.errors > 0 || many.stalled > 0 || many.opened < many.attempted ? 'FAIL' : many.attempted >= 10_000 ? 'pass' : 'pass at the cap',
+  });
+  list.push({ goal: '… with RSS ≤ 300 MiB', measured: many === undefined ? 'not run' : `peak ${mib(many.peak.rssBytes)} MiB (idle ${mib(many.idle.rssBytes)} MiB)`, verdict: judge(many === undefined ? undefined : many.peak.rssBytes <= 300 * MiB) });
+  const backNear = many === undefined ? undefined : many.afterClose.rssBytes - many.idle.rssBytes <= many.idle.rssBytes * 0.1 + 20 * MiB;
+  list.push({ goal: '… and RSS back near idle after they close (≤ idle + 10 % + 20 MiB)', measured: many === undefined ? 'not run' : `${mib(many.afterClose.rssBytes)} MiB after close, ${many.afterClose.fds} descriptors (idle ${many.idle.fds})`, verdict: judge(backNear) });
+  const soak = results.soak;
+  list.push({
+    goal: `No leak over the soak of connect/abort cycles (RSS after ≤ before + 10 % + 20 MiB)`,
+    measured: soak === undefined ? 'not run' : `${soak.seconds} s, ${soak.cycles.toLocaleString('en-US')} cycles: ${mib(soak.start.rssBytes)} → ${mib(soak.end.rssBytes)} MiB (second half of the soak: ${mib(soak.secondHalfGrowthBytes)} MiB)`,
+    verdict: judge(soak === undefined ? undefined : soak.withinBudget && soak.end.fds <= soak.start.fds + 5),
+  });
+  const workers = results.workers === undefined ? undefined : results.workers.two.load.requestsPerSecond / results.workers.one.load.requestsPerSecond;
+  list.push({ goal: 'MUNJA_WORKERS=2 ≥ 1.6× one worker (load generator elsewhere)', measured: workers === undefined ? 'not run' : `${ratio(workers)}, with the load generator and mock on the same 2 cores (see below)`, verdict: judge(workers === undefined ? undefined : workers >= 1.6) });
+  return list;
+}

@@ -1,0 +1,76 @@
+// The report's plots, written as SVG under docs/bench/: latency distribution at the first paced
+// rate (percentile curve per target) and throughput against connections.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Results } from './report.ts';
+import { quantileOf } from './samples.ts';
+import { lineChart, type Series } from './svg-plot.ts';
+
+export interface Plot {
+  readonly title: string;
+  /** Relative to the repository root. */
+  readonly path: string;
+}
+
+// x = 1 / (1 - q): 1 is the median's left end (q = 0), 10 is p90, 100 p99, 1000 p99.9.
+const NINES = [
+  { value: 1, label: '0 %' },
+  { value: 2, label: '50 %' },
+  { value: 10, label: '90 %' },
+  { value: 100, label: '99 %' },
+  { value: 1000, label: '99.9 %' },
+  { value: 10000, label: '99.99 %' },
+];
+
+function percentileCurve(samples: Float64Array): [number, number][] {
+  const sorted = samples.slice().sort();
+  const points: [number, number][] = [];
+  for (let step = 0; step <= 80; step++) {
+    const x = 10 ** (step / 20);
+    const quantile = 1 - 1 / x;
+    if (sorted.length * (1 - quantile) < 1) break;
+    points.push([x, quantileOf(sorted, quantile)]);
+  }
+  return points;
+}
+
+export function writePlots(results: Results, directory: string): Plot[] {
+  const plots: Plot[] = [];
+  const measured = results.targets.filter((run) => run.skipped === undefined);
+  const rate = measured.find((run) => run.paced.length > 0)?.paced[0]?.rate;
+  if (rate !== undefined) {
+    const series: Series[] = measured.flatMap((run) => {
+      const paced = run.paced.find((result) => result.rate === rate);
+      if (paced === undefined || paced.latencySamples.length === 0) return [];
+      return [{ name: `${run.label}${paced.gaveUp === undefined ? '' : ' (fell behind)'}`, points: percentileCurve(paced.latencySamples) }];
+    });
+    const file = 'latency-distribution.svg';
+    writeFileSync(join(directory, file), lineChart({
+      title: `Latency at ${rate.toLocaleString('en-US')} req/s paced (non-streaming chat)`,
+      xLabel: 'percentile',
+      yLabel: 'latency from the scheduled send, ms (log)',
+      xLog: true,
+      yLog: true,
+      xTicks: NINES,
+      series,
+      note: 'Open loop: sends at fixed times, latency counted from the scheduled time. Mock + generator on CPU 0, proxy alone on CPU 1.',
+    }));
+    plots.push({ title: 'Latency distribution', path: `docs/bench/${file}` });
+  }
+  const sweeps = measured.filter((run) => run.sweep.length > 0);
+  if (sweeps.length > 0) {
+    const connections = [...new Set(sweeps.flatMap((run) => run.sweep.map((result) => result.connections)))].sort((a, b) => a - b);
+    const file = 'throughput-vs-connections.svg';
+    writeFileSync(join(directory, file), lineChart({
+      title: 'Throughput against connections (non-streaming chat)',
+      xLabel: 'connections (closed loop, keep-alive)',
+      yLabel: 'requests per second',
+      xLog: true,
+      xTicks: connections.map((value) => ({ value, label: String(value) })),
+      series: sweeps.map((run) => ({ name: run.label, points: run.sweep.map((result) => [result.connections, result.load.requestsPerSecond] as const) })),
+      note: 'Mock upstream + load generator on CPU 0, proxy alone on CPU 1.',
+    }));
+    plots.push({ title: 'Throughput against connections', path: `docs/bench/${file}` });
+  }
+  return plots;
+}
