@@ -1,8 +1,12 @@
 // Wires the parts together; holds no request logic.
 import cluster from 'node:cluster';
 import { Authenticator } from './auth/authenticator.ts';
-import { mountDashboard } from './dashboard/mount-dashboard.ts';
 import type { Config } from './config/config-types.ts';
+import { mountDashboard } from './dashboard/mount-dashboard.ts';
+import { InFlight } from './dispatch/in-flight.ts';
+import { KeyInFlight } from './dispatch/key-in-flight.ts';
+import { RetryBudget } from './dispatch/retry-budget.ts';
+import { UpstreamHealth } from './dispatch/upstream-health.ts';
 import { EnginePool } from './engine/engine-pool.ts';
 import { chatCompletions } from './handlers/chat-completions.ts';
 import { health, readiness } from './handlers/health.ts';
@@ -16,10 +20,6 @@ import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
 import { RouteChoice } from './models/route-choice.ts';
-import { InFlight } from './dispatch/in-flight.ts';
-import { KeyInFlight } from './dispatch/key-in-flight.ts';
-import { RetryBudget } from './dispatch/retry-budget.ts';
-import { UpstreamHealth } from './dispatch/upstream-health.ts';
 import type { LoggerHandle } from './observability/logger.ts';
 import { GatewayMetrics, answerPrimaryScrapes } from './observability/metrics.ts';
 import { type MetricsServer, renderRegistry, startMetricsServer } from './observability/metrics-server.ts';

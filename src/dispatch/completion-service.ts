@@ -6,13 +6,13 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
 import type { RouteChoice } from '../models/route-choice.ts';
-import type { KeyInFlight } from './key-in-flight.ts';
 import type { Lease, Limiter } from '../ratelimit/limiter.ts';
 import { rateLimitError, rateLimitHeaders } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
 import { estimatePromptTokens } from '../tokens/estimate-tokens.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { type CompletionOutcome, type DispatchDeps, dispatchCompletion } from './dispatch.ts';
+import type { KeyInFlight } from './key-in-flight.ts';
 
 export interface CompletionServiceDeps {
   readonly catalog: ModelCatalog;

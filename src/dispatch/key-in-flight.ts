@@ -2,11 +2,12 @@
 // generous, disabled, or enforced on a local share while Redis is away): one key must not fill a
 // worker. Past the cap the request is shed like any overload, with 503 and Retry-After.
 import { ApiError } from '../errors/api-error.ts';
+import { InFlight } from './in-flight.ts';
 
 const RETRY_AFTER = { 'retry-after': '1' } as const;
 
 export class KeyInFlight {
-  readonly #counts = new Map<string, number>();
+  readonly #keys = new InFlight<string>();
   readonly #cap: number;
 
   constructor(cap: number) {
@@ -14,16 +15,14 @@ export class KeyInFlight {
   }
 
   enter(keyId: string): void {
-    const count = this.#counts.get(keyId) ?? 0;
+    const count = this.#keys.count(keyId);
     if (count >= this.#cap) {
       throw new ApiError('overloaded', { message: `This key has ${count} requests in flight on this instance, the most it may. Retry shortly.`, headers: RETRY_AFTER });
     }
-    this.#counts.set(keyId, count + 1);
+    this.#keys.begin(keyId);
   }
 
   leave(keyId: string): void {
-    const count = (this.#counts.get(keyId) ?? 1) - 1;
-    if (count <= 0) this.#counts.delete(keyId);
-    else this.#counts.set(keyId, count);
+    this.#keys.end(keyId);
   }
 }

@@ -3,7 +3,7 @@
 // failures another attempt can fix, after a jittered pause, and within the retry budget.
 import type { ResilienceConfig, UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { clampRetryAfter, UpstreamAttemptError } from '../upstream/upstream-errors.ts';
+import { clampSeconds, retryAfterHeaders, UpstreamAttemptError } from '../upstream/upstream-errors.ts';
 import { callUpstream, type UpstreamCall, type UpstreamOutcome } from '../upstream/upstream-exchange.ts';
 import type { UpstreamPools } from '../upstream/upstream-pools.ts';
 import type { InFlight } from './in-flight.ts';
@@ -62,8 +62,7 @@ async function attempt(deps: UpstreamDispatchDeps, request: UpstreamRequest, ups
 }
 
 function unavailable(msUntilRetry: number): ApiError {
-  const seconds = clampRetryAfter(String(msUntilRetry / 1000));
-  return new ApiError('upstream_unavailable', { headers: { 'retry-after': String(seconds), 'retry-after-ms': String(seconds * 1000) } });
+  return new ApiError('upstream_unavailable', { headers: retryAfterHeaders(clampSeconds(msUntilRetry / 1000)) });
 }
 
 /** Between half of `ms` and all of it, so that retries after a shared failure do not arrive together. */

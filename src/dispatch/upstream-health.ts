@@ -1,4 +1,5 @@
-// What this process knows of each upstream's health: a circuit breaker, and a back-off after a 429. Consecutive failures eject an upstream for `ejectMs`; after that one trial request
+// What this process knows of each upstream's health: a circuit breaker, and a back-off after a
+// 429. Consecutive failures eject an upstream for `ejectMs`; after that one trial request
 // (half-open) either restores it or ejects it again. An upstream that answered 429 is passed over
 // while others can serve, so that a configured alternative takes the next requests.
 import type { ResilienceConfig, UpstreamConfig } from '../config/config-types.ts';

@@ -9,7 +9,7 @@ import type { Lifecycle } from '../lifecycle/lifecycle.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import { logRequest } from '../observability/request-log.ts';
-import { DONE_FRAME, frame, openStreams } from '../streaming/sse-writer.ts';
+import { endWithError, openStreams } from '../streaming/sse-writer.ts';
 import { ambiguousFraming } from './framing.ts';
 import { RequestContext } from './request-context.ts';
 import { sendError } from './respond.ts';
@@ -183,15 +183,8 @@ export class HttpServer {
     if (apiError.code === 'internal_error' && !(error instanceof ApiError)) {
       this.#options.logger.error({ err: error, reqId: ctx.requestId }, 'unhandled error');
     }
-    if (ctx.aborted || ctx.finished) return;
-    if (ctx.status === 0) {
-      // A request whose body was refused unread cannot be kept alive.
-      sendError(ctx, apiError, { closeConnection: CLOSES_CONNECTION.has(apiError.code) });
-      return;
-    }
-    ctx.errorCode = apiError.code;
-    ctx.finished = true;
-    ctx.res.cork(() => ctx.res.end(frame(JSON.stringify(apiError)) + DONE_FRAME));
+    // A request whose body was refused unread cannot be kept alive.
+    endWithError(ctx, apiError, CLOSES_CONNECTION.has(apiError.code));
   }
 
   #done(ctx: RequestContext): void {

@@ -3,7 +3,8 @@
 // nothing for the request's writeStallMs while the producer waits is cut off: the connection is
 // closed, which runs the abort path and so stops the work behind the stream (the upstream request,
 // the engine). uWS buffers at most what the producer wrote before it paused.
-import { beginStreaming } from '../http/respond.ts';
+import type { ApiError } from '../errors/api-error.ts';
+import { beginStreaming, sendError } from '../http/respond.ts';
 import type { RequestContext } from '../http/request-context.ts';
 
 const SSE_HEADERS = {
@@ -88,3 +89,24 @@ export function frame(data: string): string {
 }
 
 export const DONE_FRAME = 'data: [DONE]\n\n';
+
+/** A stream's last events after a failure: the error in the API's shape, then [DONE]. */
+export function errorEvents(error: ApiError): string {
+  return frame(JSON.stringify(error)) + DONE_FRAME;
+}
+
+/**
+ * Ends a request with an error: as a JSON answer if nothing was sent yet (closing the connection
+ * if asked), else as the stream's last events. The connection of a stream is not closed here:
+ * after a write, uWS would put its Connection header into the body.
+ */
+export function endWithError(ctx: RequestContext, error: ApiError, closeConnection: boolean): void {
+  if (ctx.aborted || ctx.finished) return;
+  if (ctx.status === 0) {
+    sendError(ctx, error, { closeConnection });
+    return;
+  }
+  ctx.errorCode = error.code;
+  ctx.finished = true;
+  ctx.res.cork(() => ctx.res.end(errorEvents(error)));
+}

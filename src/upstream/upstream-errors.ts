@@ -69,8 +69,7 @@ export function transportError(error: unknown): ApiError {
 export function statusError(status: number, body: string, retryAfter: string | undefined): ApiError {
   if (status === 401 || status === 403) return new ApiError('upstream_unauthorized');
   if (status === 429) {
-    const seconds = clampRetryAfter(retryAfter);
-    return new ApiError('upstream_rate_limited', { headers: { 'retry-after': String(seconds), 'retry-after-ms': String(seconds * 1000) } });
+    return new ApiError('upstream_rate_limited', { headers: retryAfterHeaders(clampRetryAfter(retryAfter)) });
   }
   if (status === 400 || status === 422) {
     const message = upstreamMessage(body);
@@ -87,7 +86,17 @@ export function clampRetryAfter(value: string | undefined, now = Date.now()): nu
     const date = Date.parse(value);
     seconds = Number.isNaN(date) ? 1 : (date - now) / 1000;
   }
+  return clampSeconds(seconds);
+}
+
+/** Whole seconds, 1–60: what SDKs honour. */
+export function clampSeconds(seconds: number): number {
   return Math.min(60, Math.max(1, Math.ceil(seconds)));
+}
+
+/** Retry-After and the OpenAI SDKs' retry-after-ms, for a wait already clamped. */
+export function retryAfterHeaders(seconds: number): Record<string, string> {
+  return { 'retry-after': String(seconds), 'retry-after-ms': String(seconds * 1000) };
 }
 
 function upstreamMessage(body: string): string | null {

@@ -5,11 +5,11 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
-import { DONE_FRAME, SseWriter, frame } from '../streaming/sse-writer.ts';
+import { DONE_FRAME, errorEvents, SseWriter } from '../streaming/sse-writer.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
 import { SseEventSplitter } from './sse-event-splitter.ts';
 import { StreamEventFilter } from './stream-event-filter.ts';
-import { isTimeout, statusFailure, transportFailure, UpstreamAttemptError } from './upstream-errors.ts';
+import { isTimeout, statusFailure, transportError, transportFailure, UpstreamAttemptError } from './upstream-errors.ts';
 import { buildUpstreamRequest } from './upstream-request.ts';
 
 export interface UpstreamCall {
@@ -161,12 +161,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (mode === 'waiting') return this.#reject(transportFailure(error));
     if (mode !== 'stream') return this.#reject(mode === 'json' && !isTimeout(error) && this.#bytes > MAX_JSON_BODY_BYTES
       ? invalidResponse('The model server sent a response larger than this service accepts.')
-      : new UpstreamAttemptError(transportFailure(error).apiError, false, 'failed'));
+      : new UpstreamAttemptError(transportError(error), false, 'failed'));
     const failure = isTimeout(error)
       ? new ApiError('upstream_timeout', { message: 'The model server stopped sending mid-stream.' })
       : new ApiError('upstream_error', { message: 'The model server connection failed mid-stream.' });
     streamTo!.errorCode = failure.code;
-    this.#writer!.end(frame(JSON.stringify(failure)) + DONE_FRAME);
+    this.#writer!.end(errorEvents(failure));
     this.#resolve({ ...this.#streamOutcome(), failed: true });
   }
 
