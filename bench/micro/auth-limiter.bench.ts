@@ -18,6 +18,7 @@ import { startRedis } from '../redis.ts';
 import { type Timing, timeAsync, timingTable } from './timing.ts';
 
 const SETTINGS: LimitsConfig = { ...DEFAULT_LIMITS, rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 0 };
+const IN_FLIGHT = 10_000;
 const SUBJECT = { keyId: 'key_bench', accountId: 'acct_bench', limits: { rpm: 100_000_000, tpm: 2_000_000_000 } };
 
 function acquireAndSettle(limiter: Limiter): () => Promise<unknown> {
@@ -43,6 +44,13 @@ try {
   const memory = new MemoryLimiter(SETTINGS);
   timings.push(await timeAsync('MemoryLimiter acquire + settle (awaited)', acquireAndSettle(memory)));
   await memory.close();
+
+  // With the concurrency cap on, a decision counts the key's requests in flight: it must not cost
+  // more when many are (a gateway holding thousands of streams for one key).
+  const capped = new MemoryLimiter({ ...SETTINGS, concurrency: 1_000_000 });
+  for (let held = 0; held < IN_FLIGHT; held++) await capped.acquire(SUBJECT, 600);
+  timings.push(await timeAsync(`MemoryLimiter acquire + settle, concurrency cap on, ${IN_FLIGHT.toLocaleString('en-US')} of the key's requests in flight`, acquireAndSettle(capped)));
+  await capped.close();
 
   const redis = await startRedis(undefined);
   if (typeof redis === 'string') notes.push(`RedisLimiter: skipped, ${redis}`);

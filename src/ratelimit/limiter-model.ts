@@ -42,42 +42,74 @@ export interface ScopeIds {
   readonly accountId: string;
 }
 
+/**
+ * A key's slots, slot id → expiry time. `earliest` is never later than the earliest expiry, so
+ * while it is ahead of the clock every slot is live and counting them is `size`: acquiring scans
+ * the slots only when one may have expired (with many requests in flight a scan per request cost
+ * time and garbage in proportion to them).
+ */
+export class SlotSet extends Map<string, number> {
+  earliest = Infinity;
+
+  /** Slots still live at `now`. */
+  liveAt(now: number): number {
+    if (now < this.earliest) return this.size;
+    let live = 0;
+    for (const expiresAt of this.values()) if (expiresAt > now) live += 1;
+    return live;
+  }
+
+  /** Drops the slots expired by `now`. */
+  purge(now: number): void {
+    if (now < this.earliest) return;
+    let earliest = Infinity;
+    for (const [id, expiresAt] of this) {
+      if (expiresAt <= now) this.delete(id);
+      else if (expiresAt < earliest) earliest = expiresAt;
+    }
+    this.earliest = earliest;
+  }
+
+  hold(id: string, expiresAt: number): void {
+    this.set(id, expiresAt);
+    if (expiresAt < this.earliest) this.earliest = expiresAt;
+  }
+}
+
 export class LimiterModel {
   readonly scopes = new Map<string, Scope>();
-  /** keyId → slot id → expiry time. */
-  readonly slots = new Map<string, Map<string, number>>();
+  /** keyId → its slots. */
+  readonly slots = new Map<string, SlotSet>();
 
   acquire(ids: ScopeIds, policy: LimitPolicy, tokens: number, slot: { id: string; ttlMs: number }, now: number): RawDecision {
     const key = this.#load(`key:${ids.keyId}`, policy.key.rpm, policy.key.tpm, now);
     const account = policy.account && this.#load(`account:${ids.accountId}`, policy.account.rpm, policy.account.tpm, now);
+    const slots = this.slots.get(ids.keyId);
+    const inFlight = policy.concurrency > 0 && slots !== undefined ? slots.liveAt(now) : 0;
     const waits = [msUntil(key.requests.level, 1, policy.key.rpm), msUntil(key.tokens.level, tokens, policy.key.tpm), 0, 0, 0];
     if (account && policy.account) {
       waits[2] = msUntil(account.requests.level, 1, policy.account.rpm);
       waits[3] = msUntil(account.tokens.level, tokens, policy.account.tpm);
     }
-    const slots = this.slots.get(ids.keyId);
-    let inFlight = 0;
-    if (policy.concurrency > 0) {
-      for (const expiresAt of slots?.values() ?? []) if (expiresAt > now) inFlight += 1;
-      if (inFlight >= policy.concurrency) waits[4] = CONCURRENCY_RETRY_MS;
-    }
+    if (policy.concurrency > 0 && inFlight >= policy.concurrency) waits[4] = CONCURRENCY_RETRY_MS;
     let retryAfterMs = 0;
     let limitedBy: LimitName | null = null;
-    for (const [index, wait] of waits.entries()) {
+    for (let index = 0; index < waits.length; index++) {
+      const wait = waits[index] as number;
       if (wait > retryAfterMs) [retryAfterMs, limitedBy] = [wait, LIMIT_NAMES[index] ?? null];
     }
-    if (retryAfterMs === 0) {
-      this.#take(`key:${ids.keyId}`, key, tokens, policy.key.rpm, policy.key.tpm, now);
-      if (account && policy.account) this.#take(`account:${ids.accountId}`, account, tokens, policy.account.rpm, policy.account.tpm, now);
-      if (policy.concurrency > 0) {
-        const held = slots ?? new Map<string, number>();
-        for (const [id, expiresAt] of held) if (expiresAt <= now) held.delete(id);
-        held.set(slot.id, now + slot.ttlMs);
-        this.slots.set(ids.keyId, held);
-        inFlight += 1;
-      }
+    if (retryAfterMs !== 0) {
+      return { allowed: false, retryAfterMs, limitedBy, key: levels(key), account: account && levels(account), inFlight, now };
     }
-    return { allowed: retryAfterMs === 0, retryAfterMs, limitedBy, key: levels(key), account: account && levels(account), inFlight, now };
+    this.#take(`key:${ids.keyId}`, key, tokens, policy.key.rpm, policy.key.tpm, now);
+    if (account && policy.account) this.#take(`account:${ids.accountId}`, account, tokens, policy.account.rpm, policy.account.tpm, now);
+    if (policy.concurrency > 0) {
+      const held = slots ?? new SlotSet();
+      held.purge(now);
+      held.hold(slot.id, now + slot.ttlMs);
+      this.slots.set(ids.keyId, held);
+    }
+    return { allowed: true, retryAfterMs: 0, limitedBy: null, key: levels(key), account: account && levels(account), inFlight: policy.concurrency > 0 ? inFlight + 1 : 0, now };
   }
 
   /** `refund` = reserved − used tokens (negative charges more, possibly into debt). */
@@ -94,14 +126,14 @@ export class LimiterModel {
   renew(keyId: string, slotId: string, ttlMs: number, now: number): void {
     const held = this.slots.get(keyId);
     const expiresAt = held?.get(slotId);
-    if (held && expiresAt !== undefined && expiresAt > now) held.set(slotId, now + ttlMs);
+    if (held && expiresAt !== undefined && expiresAt > now) held.hold(slotId, now + ttlMs);
   }
 
   /** Drops what Redis would have expired by `now`. */
   sweep(now: number): void {
     for (const [name, scope] of this.scopes) if (scope.expiresAt <= now) this.scopes.delete(name);
     for (const [keyId, held] of this.slots) {
-      for (const [id, expiresAt] of held) if (expiresAt <= now) held.delete(id);
+      held.purge(now);
       if (held.size === 0) this.slots.delete(keyId);
     }
   }
