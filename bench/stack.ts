@@ -13,6 +13,8 @@ const MUNJA_CLI = join(ROOT, 'src/cli/munja.ts');
 const MOCK_SERVER = join(ROOT, 'bench/mock/fast-upstream.ts');
 const HEAP_PROBE = join(ROOT, 'bench/heap-probe.ts');
 const START_TIMEOUT_MS = 30_000;
+/** Munja runs as `npm start` runs it (package.json). */
+const MUNJA_NODE_FLAGS = ['--max-semi-space-size=8'];
 export const LOCAL_MODEL = 'fast';
 
 export interface Mock {
@@ -108,7 +110,7 @@ export async function startMunja(options: MunjaOptions): Promise<Munja> {
   }
   let munja: Started;
   try {
-    munja = startNode(options.name, [MUNJA_CLI, 'serve'], { env: serveEnv, stdout: logFd, ...(options.cpus === undefined ? {} : { cpus: options.cpus }) });
+    munja = startNode(options.name, [...MUNJA_NODE_FLAGS, MUNJA_CLI, 'serve'], { env: serveEnv, stdout: logFd, ...(options.cpus === undefined ? {} : { cpus: options.cpus }) });
   } finally {
     closeSync(logFd); // the child has its own copy
   }
