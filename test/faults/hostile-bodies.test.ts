@@ -3,33 +3,30 @@
 // anything reaches the model server or an engine worker; afterwards Object.prototype is clean in
 // this process (the gateway runs in it) and in every engine worker thread.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
+import type { MockUpstream } from '../helpers/mock-upstream.ts';
+import { type RelayGateway, startRelayGateway } from '../helpers/relay-gateway.ts';
 import { errorCodeOf, exchange, httpRequest, type WireResponse } from '../helpers/raw-socket.ts';
 import { attachWorkerRealms, type WorkerRealms } from './worker-realms.ts';
 
 let mock: MockUpstream;
 let gateway: TestGateway;
 let key: string;
+let relay: RelayGateway;
 let realms: WorkerRealms;
 
 const MESSAGES = '[{"role":"user","content":"x"}]';
 const PROTOTYPE_STATE = 'JSON.stringify({ polluted: typeof ({}).polluted, keys: Object.getOwnPropertyNames(Object.prototype).sort() })';
 
 beforeAll(async () => {
-  mock = await startMockUpstream();
-  gateway = await startGateway({
-    ...FAST_TEST_CONFIG,
-    models: { ...FAST_TEST_CONFIG.models, up: { upstreams: [{ baseUrl: mock.baseUrl, model: 'mock-model' }] } },
-  });
-  ({ key } = await gateway.createKey());
+  relay = await startRelayGateway();
+  ({ mock, gateway, key } = relay);
   realms = await attachWorkerRealms();
 });
 afterAll(async () => {
   await realms.close();
-  await gateway.close();
-  await mock.close();
+  await relay.close();
 });
 beforeEach(() => mock.reset());
 afterEach(async () => {

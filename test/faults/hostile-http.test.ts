@@ -2,26 +2,23 @@
 // on every route, and routing edges (HR-13). Each answer is prompt, in the expected status, never
 // a hang; nothing reaches the model server; the next request on a new connection is served.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
+import type { MockUpstream } from '../helpers/mock-upstream.ts';
+import { type RelayGateway, startRelayGateway } from '../helpers/relay-gateway.ts';
 import { errorCodeOf, exchange, httpRequest, type WireExchange } from '../helpers/raw-socket.ts';
 
 let mock: MockUpstream;
 let gateway: TestGateway;
 let key: string;
+let relay: RelayGateway;
 
 beforeAll(async () => {
-  mock = await startMockUpstream();
-  gateway = await startGateway({
-    ...FAST_TEST_CONFIG,
-    models: { ...FAST_TEST_CONFIG.models, up: { upstreams: [{ baseUrl: mock.baseUrl, model: 'mock-model' }] } },
-  });
-  ({ key } = await gateway.createKey());
+  relay = await startRelayGateway();
+  ({ mock, gateway, key } = relay);
 });
 afterAll(async () => {
-  await gateway.close();
-  await mock.close();
+  await relay.close();
 });
 beforeEach(() => mock.reset());
 afterEach(async () => {

@@ -2,27 +2,23 @@
 // could read differently is refused with 400 (uWS's own 505 for bare-LF lines) and a closed
 // connection, and a sentinel request written right behind it never reaches the model server.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
+import type { MockUpstream } from '../helpers/mock-upstream.ts';
+import { type RelayGateway, startRelayGateway } from '../helpers/relay-gateway.ts';
 import { errorCodeOf, exchange, httpRequest } from '../helpers/raw-socket.ts';
 
 let mock: MockUpstream;
 let gateway: TestGateway;
 let key: string;
+let relay: RelayGateway;
 
 beforeAll(async () => {
-  mock = await startMockUpstream();
-  gateway = await startGateway({
-    ...FAST_TEST_CONFIG,
-    server: { bodyTimeoutMs: 2_000 },
-    models: { ...FAST_TEST_CONFIG.models, up: { upstreams: [{ baseUrl: mock.baseUrl, model: 'mock-model' }] } },
-  });
-  ({ key } = await gateway.createKey());
+  relay = await startRelayGateway({ server: { bodyTimeoutMs: 2_000 } });
+  ({ mock, gateway, key } = relay);
 });
 afterAll(async () => {
-  await gateway.close();
-  await mock.close();
+  await relay.close();
 });
 beforeEach(() => mock.reset());
 
