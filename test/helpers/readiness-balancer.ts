@@ -1,10 +1,15 @@
 // A test-only load balancer that follows readiness the way a real one does: it probes each
-// backend's /readyz every `probeEveryMs` and routes round-robin over those whose last probe
-// answered 200, over keep-alive connections, with no retries. Responses carry `x-backend`: the
+// backend's /readyz every `probeEveryMs`, takes a backend out after FAILURES_TO_REMOVE failed
+// probes in a row and back in at the first 200 (the thresholds of a Kubernetes readiness probe),
+// and routes round-robin over those in, over keep-alive connections, with no retries. Responses carry `x-backend`: the
 // backend's name and how many times it has been started.
 import { once } from 'node:events';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { Agent, request } from 'undici';
+
+/** One slow answer on a busy machine is not a backend gone: real balancers wait for several. */
+const FAILURES_TO_REMOVE = 3;
+const PROBE_TIMEOUT_MS = 2_000;
 
 export interface Backend {
   readonly name: string;
@@ -21,6 +26,7 @@ export class ReadinessBalancer {
   readonly #agent = new Agent({ keepAliveTimeout: 5_000 });
   readonly #server: Server;
   readonly #probe: NodeJS.Timeout;
+  readonly #probes = new Map<Backend, { sent: number; applied: number; failures: number }>();
   #next = 0;
 
   constructor(backends: Backend[], probeEveryMs: number) {
@@ -43,13 +49,23 @@ export class ReadinessBalancer {
   }
 
   async #check(backend: Backend): Promise<void> {
+    let probes = this.#probes.get(backend);
+    if (probes === undefined) this.#probes.set(backend, probes = { sent: 0, applied: 0, failures: 0 });
+    const probe = ++probes.sent;
+    let passed = false;
     try {
-      const answer = await request(`http://127.0.0.1:${backend.port}/readyz`, { dispatcher: this.#agent, headersTimeout: 2_000 });
+      const answer = await request(`http://127.0.0.1:${backend.port}/readyz`, { dispatcher: this.#agent, headersTimeout: PROBE_TIMEOUT_MS });
       await answer.body.dump();
-      backend.ready = answer.statusCode === 200;
+      passed = answer.statusCode === 200;
     } catch {
-      backend.ready = false;
+      passed = false;
     }
+    // A probe that timed out after a later one answered says nothing about now.
+    if (probe < probes.applied) return;
+    probes.applied = probe;
+    probes.failures = passed ? 0 : probes.failures + 1;
+    if (passed) backend.ready = true;
+    else if (probes.failures >= FAILURES_TO_REMOVE) backend.ready = false;
   }
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
