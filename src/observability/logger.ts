@@ -43,13 +43,18 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
   if (typeof destination !== 'number') {
     return { logger: pino(options, destination), requestLogger: pino({ level, base }, destination), flush: () => {} };
   }
-  const stream = pino.destination({ dest: destination, sync: false, minLength: BATCH_BYTES });
+  // Buffer mode batches lines as a list of buffers. The default (utf8) mode appends each line to
+  // one growing string and measures that string's byte length on every write, which copies the
+  // whole batch per line: ~4 KB of garbage per request line with 8 KiB batches.
+  const stream = pino.destination({ dest: destination, sync: false, minLength: BATCH_BYTES, contentMode: 'buffer' });
+  const writeBuffer = stream.write.bind(stream) as unknown as (data: Buffer) => boolean; // typed for strings only
+  const lines: pino.DestinationStream = { write: (line) => { writeBuffer(Buffer.from(line)); } };
   let ready = false;
   stream.once('ready', () => { ready = true; });
   setInterval(() => { if (ready) stream.flush(); }, FLUSH_EVERY_MS).unref();
   return {
-    logger: pino(options, stream),
-    requestLogger: pino({ level, base }, stream),
+    logger: pino(options, lines),
+    requestLogger: pino({ level, base }, lines),
     // flushSync before 'ready' throws (sonic-boom has no fd yet; nothing is buffered then), and
     // it throws EPIPE when whoever read our stdout is gone: neither may stop a shutdown.
     flush: () => {

@@ -1,3 +1,6 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/observability/logger.ts';
@@ -17,5 +20,26 @@ describe('logger', () => {
     expect(line).not.toContain(secret);
     expect(line).not.toContain('sid=1');
     expect(JSON.parse(line).headers.authorization).toBe('[redacted]');
+  });
+
+  it('writes every line whole and in order to a file descriptor, multi-byte text included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'munja-log-'));
+    const fd = openSync(join(dir, 'out.log'), 'w');
+    try {
+      const { logger, requestLogger, flush } = createLogger('info', fd);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the destination opens on the next turn
+      const count = 3_000; // several batches
+      for (let i = 0; i < count; i += 1) {
+        if (i % 2 === 0) requestLogger.info({ i, model: 'čćžšđ-模型-🙂' }, 'request');
+        else logger.info({ i }, 'other');
+      }
+      flush();
+      const lines = readFileSync(join(dir, 'out.log'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
+      expect(lines.map((line) => line.i)).toEqual(Array.from({ length: count }, (_, i) => i));
+      expect(lines.filter((line) => line.msg === 'request').every((line) => line.model === 'čćžšđ-模型-🙂')).toBe(true);
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
