@@ -9,6 +9,7 @@ import type { CliIo } from './cli/cli-io.ts';
 import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { runPrimary } from './lifecycle/cluster-primary.ts';
+import { disablePretenuring } from './lifecycle/heap-tuning.ts';
 import { createLogger, type Logger, type LoggerHandle } from './observability/logger.ts';
 import { renderCluster, startMetricsServer } from './observability/metrics-server.ts';
 import { openStore } from './store/open-store.ts';
@@ -24,6 +25,7 @@ interface Process {
 }
 
 export async function serve(io: CliIo): Promise<number> {
+  disablePretenuring();
   let config: Config;
   try {
     config = loadConfig(io.env);

@@ -83,6 +83,8 @@ export class RequestContext implements Abortable {
   streamOpened = false;
   /** Set while the instance drains: the response asks the client to reconnect (Connection: close). */
   closeConnection = false;
+  /** Where the lifecycle's in-flight list holds this request (lifecycle/in-flight-requests.ts). */
+  inFlightSlot = -1;
 
   constructor(res: HttpResponse, req: HttpRequest, writeStallMs: number) {
     this.res = res;

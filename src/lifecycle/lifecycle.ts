@@ -3,6 +3,7 @@
 // asks every client to reconnect elsewhere (Connection: close), waits a bounded time for what is in
 // flight, and ends what is still running at the deadline with `shutting_down`.
 import type { RequestContext } from '../http/request-context.ts';
+import { InFlightRequests } from './in-flight-requests.ts';
 import { interrupt } from './interrupt.ts';
 
 export type Phase = 'starting' | 'ready' | 'draining' | 'stopped';
@@ -12,7 +13,7 @@ const UNWIND_MS = 1_000;
 
 export class Lifecycle {
   phase: Phase = 'starting';
-  readonly #requests = new Set<RequestContext>();
+  readonly #requests = new InFlightRequests<RequestContext>();
   #idle: (() => void) | null = null;
 
   get ready(): boolean {
@@ -41,7 +42,7 @@ export class Lifecycle {
   beginDrain(): void {
     if (this.phase === 'stopped') return;
     this.phase = 'draining';
-    for (const ctx of this.#requests) ctx.closeConnection = true;
+    for (const ctx of this.#requests.items()) ctx.closeConnection = true;
   }
 
   /**
@@ -51,7 +52,7 @@ export class Lifecycle {
   async drain(graceMs: number): Promise<boolean> {
     this.beginDrain();
     if (await this.#whenIdle(graceMs)) return true;
-    for (const ctx of [...this.#requests]) interrupt(ctx);
+    for (const ctx of this.#requests.items()) interrupt(ctx);
     await this.#whenIdle(UNWIND_MS);
     return false;
   }

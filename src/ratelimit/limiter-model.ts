@@ -118,8 +118,9 @@ export class LimiterModel {
       this.#refund(`key:${ids.keyId}`, refund, policy.key.rpm, policy.key.tpm, now);
       if (policy.account) this.#refund(`account:${ids.accountId}`, refund, policy.account.rpm, policy.account.tpm, now);
     }
-    const held = this.slots.get(ids.keyId);
-    if (held?.delete(slotId) && held.size === 0) this.slots.delete(ids.keyId);
+    // An emptied set stays for sweep() to drop: dropping it here made a key that has one request
+    // at a time allocate a set per request (and reshape `slots` twice).
+    this.slots.get(ids.keyId)?.delete(slotId);
   }
 
   /** Extends a live slot; one that has expired stays expired (its capacity may be taken already). */
