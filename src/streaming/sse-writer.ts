@@ -21,6 +21,12 @@ export class SseWriter {
   #stalled = false;
   // One timer per stream, made on its first stall and re-armed (refresh) on later ones.
   #stallTimer: NodeJS.Timeout | null = null;
+  // write() corks through one callback per stream rather than a closure per event.
+  #events: string | Uint8Array = '';
+  #wrote = true;
+  readonly #writeCorked = (): void => {
+    this.#wrote = this.#ctx.res.write(this.#events);
+  };
 
   constructor(ctx: RequestContext) {
     this.#ctx = ctx;
@@ -52,9 +58,10 @@ export class SseWriter {
   write(events: string | Uint8Array): boolean {
     if (this.closed) return false;
     if (this.#ctx.firstEventMs === null) this.#ctx.firstEventMs = this.#ctx.elapsedMs();
-    let ok = true;
-    this.#ctx.res.cork(() => { ok = this.#ctx.res.write(events); });
-    return ok;
+    this.#events = events;
+    this.#ctx.res.cork(this.#writeCorked);
+    this.#events = '';
+    return this.#wrote;
   }
 
   whenWritable(resume: () => void): void {

@@ -38,7 +38,7 @@ export class StreamEventFilter {
     if (dataAt === -1) return event; // a comment or a field we do not interpret
     let payloadAt = dataAt + DATA.length;
     if (event[payloadAt] === 32) payloadAt++;
-    if (event.indexOf(DONE, payloadAt) === payloadAt) {
+    if (bytesAt(event, payloadAt, DONE)) {
       this.sawDone = true;
       return event;
     }
@@ -55,7 +55,7 @@ export class StreamEventFilter {
   }
 
   #startsWithKey(event: Buffer, payloadAt: number, key: Buffer): boolean {
-    return event[payloadAt] === 123 && event.indexOf(key, payloadAt) === payloadAt + 1;
+    return event[payloadAt] === 123 && bytesAt(event, payloadAt + 1, key);
   }
 
   #isObjectAt(event: Buffer, at: number): boolean {
@@ -94,4 +94,11 @@ export class StreamEventFilter {
     if (at === -1) return event;
     return Buffer.concat([event.subarray(0, at), this.#modelReplacement, event.subarray(at + this.#modelPattern.length)]);
   }
+}
+
+/** Whether `bytes` occurs in `event` at `at`: compared in place, where indexOf would scan the event. */
+function bytesAt(event: Buffer, at: number, bytes: Buffer): boolean {
+  if (at + bytes.length > event.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (event[at + i] !== bytes[i]) return false;
+  return true;
 }

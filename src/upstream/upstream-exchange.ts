@@ -83,6 +83,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    // undici keeps the raw header buffers on the controller for the whole response; what is needed
+    // is in `headers`, and a long stream would hold a dozen small buffers for nothing.
+    controller.rawHeaders = null;
     this.#status = status;
     if (status < 200 || status > 299) {
       this.#mode = 'error';

@@ -41,6 +41,18 @@ describe('StreamEventFilter', () => {
     expect(filter.filter(chunk('"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}'))).not.toBeNull();
   });
 
+  it('recognises [DONE] and an error only at the start of the payload', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
+    const mentions = chunk('"choices":[{"index":0,"delta":{"content":"[DONE] \\"error\\": no"}}],"x":{"error":1}');
+    expect(filter.filter(mentions)!.toString()).toContain('"model":"fast"');
+    expect(filter.sawDone).toBe(false);
+    expect(filter.upstreamError).toBeNull();
+    expect(filter.filter(Buffer.from('data: [DON'))!.toString()).toBe('data: [DON');
+    expect(filter.sawDone).toBe(false);
+    expect(filter.filter(Buffer.from('data:[DONE]\n\n'))!.toString()).toBe('data:[DONE]\n\n');
+    expect(filter.sawDone).toBe(true);
+  });
+
   it('replaces an upstream error event with ours', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'm', publicModel: 'fast', forwardUsage: false });
     const out = filter.filter(Buffer.from('data: {"error":{"message":"boom","type":"InternalServerError","param":null,"code":500}}\n\n'))!.toString();
