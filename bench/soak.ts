@@ -4,6 +4,7 @@
 // Memory is compared at rest before and after (a warm-up first, so that what a first run
 // allocates once does not count as growth) against a budget: +10 % + 20 MiB.
 import { readFileSync } from 'node:fs';
+import { createRandom } from '../src/engine/prng.ts';
 import { HttpConnection, requestBytes } from './http-connection.ts';
 import { nowMs } from './paced-load.ts';
 import { fdCount } from './proc-stats.ts';
@@ -39,16 +40,6 @@ export interface SoakResult {
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A small seeded generator: the same draws on every run. */
-function mulberry32(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function heap(heapFile: string): { heapUsed: number; heapTotal: number; external: number } {
   try {
@@ -63,7 +54,7 @@ export async function runSoak(target: Target, options: { seconds: number; warmup
   const request = chatRequest(target, 'soak', true);
   const url = new URL(request.url);
   const bytes = requestBytes(request);
-  const random = mulberry32(7);
+  const random = createRandom(7);
   const counts = { cycles: 0, completed: 0, aborted: 0, errors: 0 };
 
   // One cycle; resolves when it is over however it ended.

@@ -4,6 +4,7 @@
 // sends FIN), every status is one the service documents or uWS's own 431/505, every JSON error is
 // in the error shape, and a normal request is served after each batch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRandom } from '../../src/engine/prng.ts';
 import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
 import { exchange, type WireExchange } from '../helpers/raw-socket.ts';
@@ -27,17 +28,6 @@ beforeAll(async () => {
   ({ key } = await gateway.createKey({ rpm: 1_000_000, tpm: 1_000_000_000 }));
 });
 afterAll(() => gateway.close());
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -175,7 +165,7 @@ async function normalRequestWorks(): Promise<void> {
 
 describe('request lines and headers, fuzzed over raw sockets', () => {
   it(`answers or closes ${ITERATIONS} mutated requests in the documented statuses (seed ${SEED})`, { timeout: 120_000 }, async () => {
-    const random = prng(SEED);
+    const random = createRandom(SEED);
     const tally: Tally = { answered: 0, closedUnanswered: 0, halfClosed: 0, statuses: new Map() };
     for (let done = 0; done < ITERATIONS;) {
       const batch = Array.from({ length: Math.min(BATCH, ITERATIONS - done) }, () => generate(random));

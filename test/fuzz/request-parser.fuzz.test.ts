@@ -2,23 +2,13 @@
 // failure is reproducible with its seed). Whatever the bytes, the outcome is a validated request or
 // an ApiError with a 4xx status: never another exception, a hang, or a polluted prototype.
 import { describe, expect, it } from 'vitest';
+import { createRandom } from '../../src/engine/prng.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { parseJsonBody } from '../../src/validation/parse-json-body.ts';
 import { validateChatRequest } from '../../src/validation/validate-chat-request.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 const ITERATIONS = Number(process.env.FUZZ_ITERATIONS ?? 50_000);
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEEDS = [
   { model: 'fast', messages: [{ role: 'user', content: 'Hello' }] },
@@ -51,7 +41,7 @@ function randomBytes(random: () => number): Uint8Array {
 
 describe('request parser and validator, fuzzed', () => {
   it(`gives a request or a 4xx ApiError for ${ITERATIONS} mutated bodies (seed ${SEED})`, () => {
-    const random = prng(SEED);
+    const random = createRandom(SEED);
     const outcomes = { accepted: 0, refused: 0 };
     for (let i = 0; i < ITERATIONS; i++) {
       const base = JSON.stringify(SEEDS[i % SEEDS.length]);

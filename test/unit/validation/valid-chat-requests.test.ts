@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createRandom } from '../../../src/engine/prng.ts';
 import { parseJsonBody } from '../../../src/validation/parse-json-body.ts';
 import { validateChatRequest } from '../../../src/validation/validate-chat-request.ts';
 
@@ -74,7 +75,7 @@ describe('valid chat requests', () => {
   });
 
   it('round-trips random valid bodies', () => {
-    const random = mulberry32(20240611);
+    const random = createRandom(20240611);
     for (let run = 0; run < 500; run++) {
       const body = randomBody(random);
       const request = fromJson(body);
@@ -120,13 +121,3 @@ function randomBody(random: () => number): RandomBody {
   return body;
 }
 
-/** Small seeded PRNG so a failing run can be replayed. */
-function mulberry32(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
