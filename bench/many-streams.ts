@@ -33,6 +33,11 @@ export interface ManyStreamsResult {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Descriptors Munja needs besides the streams (listeners, log, store, engine, Redis, margin).
 const FD_MARGIN = 100;
+/**
+ * When the after-close reading is taken, once the descriptors are back: Munja collects the surge's
+ * garbage within about two seconds, and V8 returns the freed pages about ten seconds later.
+ */
+export const AFTER_CLOSE_SECONDS = 12;
 
 export async function runManyStreams(target: Target, options: { wanted: number; perSecond: number; holdSeconds: number }): Promise<ManyStreamsResult> {
   const pid = target.pids[0]!;
@@ -113,7 +118,7 @@ export async function runManyStreams(target: Target, options: { wanted: number; 
   for (const connection of connections) connection.destroy();
   const closeDeadline = nowMs() + 20_000;
   while (fdCount(pid) > idle.fds + 20 && nowMs() < closeDeadline) await sleep(200);
-  await sleep(3_000);
+  await sleep(AFTER_CLOSE_SECONDS * 1000);
   return {
     wanted: options.wanted,
     attempted,

@@ -1,7 +1,7 @@
 // The report's detail tables (every figure behind the headline) and the list of problems seen.
 import { type ClosedLoopResult, cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, mib, ms, percent, table, thousands } from './format.ts';
-import type { ManyStreamsResult } from './many-streams.ts';
+import { AFTER_CLOSE_SECONDS, type ManyStreamsResult } from './many-streams.ts';
 import type { PacedResult } from './paced-load.ts';
 import type { Results } from './report.ts';
 import type { RunInfo } from './run-info.ts';
@@ -75,7 +75,7 @@ export function manyStreamsTable(many: ManyStreamsResult | undefined, idleAtStar
   const rows = [
     ['idle (before)', mib(many.idle.rssBytes), String(many.idle.fds)],
     ['peak (all open)', mib(many.peak.rssBytes), String(many.peak.fds)],
-    ['after close (+3 s)', mib(many.afterClose.rssBytes), String(many.afterClose.fds)],
+    [`after close (+${AFTER_CLOSE_SECONDS} s)`, mib(many.afterClose.rssBytes), String(many.afterClose.fds)],
   ];
   return `${many.attempted.toLocaleString('en-US')} streams (${many.wanted.toLocaleString('en-US')} wanted) from a mock sending a chunk a second, spread over ${many.keys} keys, opened at ${many.perSecond.toLocaleString('en-US')}/s in ${fixed(many.openSeconds, 1)} s on a fresh Munja (one worker, CPU 1), held, then all cut by the client. Opened: ${many.opened.toLocaleString('en-US')}; errors: ${many.errors}${many.errors === 0 ? '' : ` (${Object.entries(many.errorKinds).map(([kind, count]) => `${kind}: ${count}`).join(', ')})`}; stalled (no chunk in the last 3 s of the hold): ${many.stalled}.${many.capNote === undefined ? '' : `\n\n**Capped:** ${many.capNote}.`}${idleAtStart === undefined ? '' : ` For scale: the Munja of the side-by-side runs had ${mib(idleAtStart)} MiB resident when it was ready.`}
 

@@ -16,6 +16,7 @@ import { MCP_PATH } from './http/request-context.ts';
 import { Router } from './http/router.ts';
 import { Lifecycle } from './lifecycle/lifecycle.ts';
 import { RedisStatus } from './lifecycle/redis-status.ts';
+import { collectAfterSurges } from './lifecycle/surge-collection.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
@@ -96,6 +97,10 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
   lifecycle.markReady();
+  const stopSurgeCollection = collectAfterSurges(() => lifecycle.inFlight, ({ peakInFlight, heapUsedBefore, heapUsedAfter, pauseMs }) => {
+    const mb = (bytes: number) => Math.round(bytes / 1e6);
+    logger.info({ peakInFlight, heapUsedMbBefore: mb(heapUsedBefore), heapUsedMbAfter: mb(heapUsedAfter), pauseMs: Math.round(pauseMs) }, 'memory collected after a surge');
+  });
   let metricsServer: MetricsServer | null = null;
   if (metrics !== null && config.metrics !== null && !cluster.isWorker) {
     metricsServer = await startMetricsServer(config.metrics, renderRegistry(metrics.registry), logger);
@@ -112,6 +117,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       server.stopListening();
       const drained = await drain;
       lifecycle.phase = 'stopped';
+      stopSurgeCollection();
       server.close();
       redisStatus?.close();
       await Promise.allSettled([metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close()]);
