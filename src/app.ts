@@ -45,6 +45,9 @@ export interface RunningApp {
   reloadTls(): void;
 }
 
+/** How long a surge's upstream pools get to close before the collection runs anyway. */
+const SURGE_RELEASE_WAIT_MS = 1_000;
+
 export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger' | 'requestLogger'>): Promise<RunningApp> {
   const { logger, requestLogger } = logs;
   const lifecycle = new Lifecycle();
@@ -97,9 +100,13 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
   lifecycle.markReady();
-  const stopSurgeCollection = collectAfterSurges(() => lifecycle.inFlight, ({ peakInFlight, heapUsedBefore, heapUsedAfter, pauseMs }) => {
-    const mb = (bytes: number) => Math.round(bytes / 1e6);
-    logger.info({ peakInFlight, heapUsedMbBefore: mb(heapUsedBefore), heapUsedMbAfter: mb(heapUsedAfter), pauseMs: Math.round(pauseMs) }, 'memory collected after a surge');
+  const stopSurgeCollection = collectAfterSurges({
+    inFlight: () => lifecycle.inFlight,
+    release: () => pools.renew(SURGE_RELEASE_WAIT_MS),
+    onCollected: ({ peakInFlight, heapUsedBefore, heapUsedAfter, pauseMs }) => {
+      const mb = (bytes: number) => Math.round(bytes / 1e6);
+      logger.info({ peakInFlight, heapUsedMbBefore: mb(heapUsedBefore), heapUsedMbAfter: mb(heapUsedAfter), pauseMs: Math.round(pauseMs) }, 'memory collected after a surge');
+    },
   });
   let metricsServer: MetricsServer | null = null;
   if (metrics !== null && config.metrics !== null && !cluster.isWorker) {

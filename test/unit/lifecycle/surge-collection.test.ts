@@ -1,6 +1,6 @@
 import { setImmediate as nextTask } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
-import { fullCollection, SURGE_IN_FLIGHT, SurgeWatch } from '../../../src/lifecycle/surge-collection.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { type CollectionReport, collectAfterSurges, fullCollection, SURGE_IN_FLIGHT, SurgeWatch } from '../../../src/lifecycle/surge-collection.ts';
 
 describe('SurgeWatch', () => {
   const feed = (watch: SurgeWatch, counts: number[]) => counts.map((inFlight) => watch.check(inFlight));
@@ -37,5 +37,28 @@ describe('fullCollection', () => {
     collect();
     expect(ref.deref()).toBeUndefined();
     expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
+  });
+});
+
+describe('collectAfterSurges', () => {
+  it('releases, then collects and reports, once per surge', async () => {
+    vi.useFakeTimers();
+    try {
+      const counts = [SURGE_IN_FLIGHT * 3, SURGE_IN_FLIGHT, 10, 0, 0, 0, 0];
+      const steps: string[] = [];
+      const reports: CollectionReport[] = [];
+      const stop = collectAfterSurges({
+        inFlight: () => counts.shift() ?? 0,
+        release: async () => { steps.push('release'); },
+        onCollected: (report) => { steps.push('collected'); reports.push(report); },
+      });
+      for (let second = 0; second < 7; second++) await vi.advanceTimersByTimeAsync(1_000);
+      stop();
+      expect(steps).toEqual(['release', 'collected']);
+      expect(reports[0]).toMatchObject({ peakInFlight: SURGE_IN_FLIGHT * 3 });
+      expect(reports[0]!.heapUsedAfter).toBeGreaterThan(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
