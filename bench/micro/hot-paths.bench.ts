@@ -65,8 +65,11 @@ async function main(): Promise<void> {
   const splitter = new SseEventSplitter();
   const filter = new StreamEventFilter({ upstreamModel: 'Qwen/Qwen3-8B', publicModel: 'default', forwardUsage: false });
   let kept = 0;
+  const parts: Uint8Array[] = [];
   const onEvent = (event: Buffer) => {
-    if (filter.filter(event) !== null) kept++;
+    filter.filter(event, parts);
+    kept += parts.length;
+    parts.length = 0;
   };
   timings.push(await timeSync(`SseEventSplitter.push + StreamEventFilter.filter (${frame.length} B chunk)`, () => {
     splitter.push(frame, onEvent);

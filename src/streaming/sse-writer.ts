@@ -12,6 +12,8 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
+const NO_PARTS: readonly Uint8Array[] = [];
+
 /** SSE responses open in this process (the open-streams gauge); the HTTP server decrements it when the request is done. */
 export const openStreams = { count: 0 };
 
@@ -21,11 +23,17 @@ export class SseWriter {
   #stalled = false;
   // One timer per stream, made on its first stall and re-armed (refresh) on later ones.
   #stallTimer: NodeJS.Timeout | null = null;
-  // write() corks through one callback per stream rather than a closure per event.
+  // write() and writeAll() cork through one callback per stream rather than a closure per event.
   #events: string | Uint8Array = '';
+  #parts: readonly Uint8Array[] = NO_PARTS;
   #wrote = true;
   readonly #writeCorked = (): void => {
     this.#wrote = this.#ctx.res.write(this.#events);
+  };
+  readonly #writeAllCorked = (): void => {
+    let wrote = true;
+    for (const part of this.#parts) wrote = this.#ctx.res.write(part) && wrote;
+    this.#wrote = wrote;
   };
 
   constructor(ctx: RequestContext) {
@@ -61,6 +69,16 @@ export class SseWriter {
     this.#events = events;
     this.#ctx.res.cork(this.#writeCorked);
     this.#events = '';
+    return this.#wrote;
+  }
+
+  /** Writes the pieces of already-framed events, in order, in one send. False as for write(). */
+  writeAll(parts: readonly Uint8Array[]): boolean {
+    if (this.closed) return false;
+    if (this.#ctx.firstEventMs === null) this.#ctx.firstEventMs = this.#ctx.elapsedMs();
+    this.#parts = parts;
+    this.#ctx.res.cork(this.#writeAllCorked);
+    this.#parts = NO_PARTS;
     return this.#wrote;
   }
 

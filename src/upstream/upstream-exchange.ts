@@ -68,6 +68,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #writer: SseWriter | null = null;
   #splitter: SseEventSplitter | null = null;
   #filter: StreamEventFilter | null = null;
+  /** What one upstream read gives the client, emptied after each write. */
+  readonly #parts: Uint8Array[] = [];
+  readonly #onEvent = (event: Buffer): void => this.#filter!.filter(event, this.#parts);
   #passHeaders: Record<string, string> = {};
 
   constructor(call: UpstreamCall, resolve: (outcome: UpstreamOutcome) => void, reject: (error: UpstreamAttemptError) => void) {
@@ -125,19 +128,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   #relay(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    const filter = this.#filter!;
+    const parts = this.#parts;
+    this.#splitter!.push(chunk, this.#onEvent);
+    if (parts.length === 0) return;
     const writer = this.#writer!;
-    let out: Buffer | null = null;
-    let many: Buffer[] | null = null;
-    this.#splitter!.push(chunk, (event) => {
-      const kept = filter.filter(event);
-      if (kept === null) return;
-      if (out === null) out = kept;
-      else (many ??= [out]).push(kept);
-    });
-    if (out === null) return;
-    const bytes = many === null ? out : Buffer.concat(many);
-    if (!writer.write(bytes) && !writer.closed) {
+    const writable = writer.writeAll(parts);
+    parts.length = 0;
+    if (!writable && !writer.closed) {
       controller.pause();
       writer.whenWritable(() => controller.resume());
     }

@@ -20,43 +20,61 @@ describe('SseEventSplitter', () => {
   });
 });
 
+/** What the client gets for one event, or null when the filter drops it. */
+function kept(filter: StreamEventFilter, event: Buffer): string | null {
+  const out: Uint8Array[] = [];
+  filter.filter(event, out);
+  return out.length === 0 ? null : Buffer.concat(out).toString();
+}
+
 const chunk = (extra: string) => Buffer.from(`data: {"id":"c1","object":"chat.completion.chunk","model":"up/model",${extra}}\n\n`);
 
 describe('StreamEventFilter', () => {
   it('rewrites the model, counts content, and drops the usage chunk nobody asked for', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
-    expect(filter.filter(chunk('"choices":[{"index":0,"delta":{"content":"Hi"}}]'))!.toString()).toContain('"model":"fast"');
-    expect(filter.filter(chunk('"choices":[{"index":0,"delta":{"content":""}}]'))).not.toBeNull();
+    expect(kept(filter, chunk('"choices":[{"index":0,"delta":{"content":"Hi"}}]'))).toContain('"model":"fast"');
+    expect(kept(filter, chunk('"choices":[{"index":0,"delta":{"content":""}}]'))).not.toBeNull();
     expect(filter.contentEvents).toBe(1);
-    expect(filter.filter(chunk('"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":9,"total_tokens":13}'))).toBeNull();
+    expect(kept(filter, chunk('"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":9,"total_tokens":13}'))).toBeNull();
     expect(filter.usage).toEqual({ promptTokens: 4, completionTokens: 9 });
-    expect(filter.filter(Buffer.from('data: [DONE]\n\n'))!.toString()).toBe('data: [DONE]\n\n');
+    expect(kept(filter, Buffer.from('data: [DONE]\n\n'))).toBe('data: [DONE]\n\n');
     expect(filter.sawDone).toBe(true);
+  });
+
+  it('hands a rewritten event on as slices of the upstream bytes, not a copy', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
+    const event = chunk('"choices":[{"index":0,"delta":{"content":"Hi"}}]');
+    const out: Uint8Array[] = [];
+    filter.filter(event, out);
+    expect(out).toHaveLength(3);
+    expect(out[0]!.buffer).toBe(event.buffer);
+    expect(out[2]!.buffer).toBe(event.buffer);
+    expect(Buffer.concat(out).toString()).toBe(event.toString().replace('"model":"up/model"', '"model":"fast"'));
   });
 
   it('forwards the usage chunk when asked and leaves usage:null chunks alone', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'up/model', forwardUsage: true });
     const nullUsage = chunk('"choices":[{"index":0,"delta":{"content":"a"}}],"usage":null');
-    expect(filter.filter(nullUsage)).toBe(nullUsage);
-    expect(filter.filter(chunk('"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}'))).not.toBeNull();
+    expect(kept(filter, nullUsage)).toBe(nullUsage.toString());
+    expect(kept(filter, chunk('"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}'))).not.toBeNull();
   });
 
   it('recognises [DONE] and an error only at the start of the payload', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
     const mentions = chunk('"choices":[{"index":0,"delta":{"content":"[DONE] \\"error\\": no"}}],"x":{"error":1}');
-    expect(filter.filter(mentions)!.toString()).toContain('"model":"fast"');
+    expect(kept(filter, mentions)).toContain('"model":"fast"');
     expect(filter.sawDone).toBe(false);
     expect(filter.upstreamError).toBeNull();
-    expect(filter.filter(Buffer.from('data: [DON'))!.toString()).toBe('data: [DON');
+    expect(kept(filter, Buffer.from('data: [DON'))).toBe('data: [DON');
     expect(filter.sawDone).toBe(false);
-    expect(filter.filter(Buffer.from('data:[DONE]\n\n'))!.toString()).toBe('data:[DONE]\n\n');
+    expect(kept(filter, Buffer.from('data:[DONE]\n\n'))).toBe('data:[DONE]\n\n');
     expect(filter.sawDone).toBe(true);
   });
 
   it('replaces an upstream error event with ours', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'm', publicModel: 'fast', forwardUsage: false });
-    const out = filter.filter(Buffer.from('data: {"error":{"message":"boom","type":"InternalServerError","param":null,"code":500}}\n\n'))!.toString();
-    expect(JSON.parse(out.slice(6)).error).toMatchObject({ code: 'upstream_error', type: 'server_error' });
+    const out = kept(filter, Buffer.from('data: {"error":{"message":"boom","type":"InternalServerError","param":null,"code":500}}\n\n'));
+    expect(JSON.parse(out!.slice(6)).error).toMatchObject({ code: 'upstream_error', type: 'server_error' });
     expect(filter.upstreamError?.code).toBe('upstream_error');
   });
 });
