@@ -1,6 +1,6 @@
 // Per-process readings from /proc (Linux): CPU time (all threads: the piscina engine threads
 // count towards Munja) and resident memory.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tryCommand } from './processes.ts';
 
 /** Clock ticks per second, the unit of utime/stime in /proc/<pid>/stat. */
@@ -92,6 +92,34 @@ export function fdCount(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * How many of the process's descriptors are TCP connections to 127.0.0.1:`port` (connections
+ * kept alive in an upstream pool), from /proc/net/tcp and the process's fd links.
+ */
+export function connectionsTo(pid: number, port: number): number {
+  const remote = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  for (const line of readText(`/proc/${pid}/net/tcp`).split('\n').slice(1)) {
+    // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+    const fields = line.trim().split(/\s+/);
+    if (fields[2] === remote && fields[3] === '01') inodes.add(fields[9]!);
+  }
+  let count = 0;
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        if (inode !== undefined && inodes.has(inode)) count++;
+      } catch {
+        // closed while we looked
+      }
+    }
+  } catch {
+    return Number.NaN;
+  }
+  return count;
 }
 
 /** The soft limit on open files of a process (from /proc/<pid>/limits). */

@@ -160,7 +160,7 @@ async function main(): Promise<void> {
       const heapFile = join(tempDir, 'soak-heap.json');
       const instance = await startMunja({ name: 'munja-soak', tempDir, mockPort: mock.port, heapFile, ...(pinned ? { cpus: PROXY_CPU } : {}) });
       say(`bench: munja soak (${settings.soakSeconds} s, ${settings.soakConcurrency} concurrent cycles) … `);
-      results.soak = await runSoak(munjaTarget(instance), { seconds: settings.soakSeconds, warmupSeconds: 5, concurrency: settings.soakConcurrency, heapFile });
+      results.soak = await runSoak(munjaTarget(instance), { seconds: settings.soakSeconds, warmupSeconds: 5, concurrency: settings.soakConcurrency, heapFile, upstreamPort: mock.port });
       say(`${results.soak.cycles} cycles, RSS ${Math.round(results.soak.start.rssBytes / 2 ** 20)} → ${Math.round(results.soak.end.rssBytes / 2 ** 20)} MiB, ${results.soak.withinBudget ? 'within' : 'OVER'} budget\n`);
       stops.push(await stop(instance.process));
     }

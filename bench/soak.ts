@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRandom } from '../src/engine/prng.ts';
 import { HttpConnection, requestBytes } from './http-connection.ts';
 import { nowMs } from './paced-load.ts';
-import { fdCount } from './proc-stats.ts';
+import { connectionsTo, fdCount } from './proc-stats.ts';
 import { treeRssBytes } from './resource-watch.ts';
 import { chatRequest, type Target } from './scenarios/index.ts';
 
@@ -15,6 +15,8 @@ export interface SoakPoint {
   readonly seconds: number;
   readonly rssBytes: number;
   readonly fds: number;
+  /** Of those, connections to the upstream kept alive in Munja's pool (not a leak). */
+  readonly upstreamConnections: number;
   readonly heapUsedBytes: number;
   readonly heapTotalBytes: number;
   /** Buffers and other memory V8 tracks outside its heap. */
@@ -49,7 +51,7 @@ function heap(heapFile: string): { heapUsed: number; heapTotal: number; external
   }
 }
 
-export async function runSoak(target: Target, options: { seconds: number; warmupSeconds: number; concurrency: number; heapFile: string }): Promise<SoakResult> {
+export async function runSoak(target: Target, options: { seconds: number; warmupSeconds: number; concurrency: number; heapFile: string; upstreamPort: number }): Promise<SoakResult> {
   const pid = target.pids[0]!;
   const request = chatRequest(target, 'soak', true);
   const url = new URL(request.url);
@@ -98,7 +100,7 @@ export async function runSoak(target: Target, options: { seconds: number; warmup
   };
   const point = (began: number): SoakPoint => {
     const { heapUsed, heapTotal, external } = heap(options.heapFile);
-    return { seconds: (nowMs() - began) / 1000, rssBytes: treeRssBytes(pid), fds: fdCount(pid), heapUsedBytes: heapUsed, heapTotalBytes: heapTotal, externalBytes: external };
+    return { seconds: (nowMs() - began) / 1000, rssBytes: treeRssBytes(pid), fds: fdCount(pid), upstreamConnections: connectionsTo(pid, options.upstreamPort), heapUsedBytes: heapUsed, heapTotalBytes: heapTotal, externalBytes: external };
   };
 
   await runFor(options.warmupSeconds);
