@@ -31,6 +31,7 @@ export class ReadinessBalancer {
 
   constructor(backends: Backend[], probeEveryMs: number) {
     this.backends = backends;
+    for (const backend of backends) this.#probes.set(backend, { sent: 0, applied: 0, failures: 0 });
     this.#server = createServer((req, res) => void this.#route(req, res));
     this.#probe = setInterval(() => { for (const backend of backends) void this.#check(backend); }, probeEveryMs);
   }
@@ -49,8 +50,7 @@ export class ReadinessBalancer {
   }
 
   async #check(backend: Backend): Promise<void> {
-    let probes = this.#probes.get(backend);
-    if (probes === undefined) this.#probes.set(backend, probes = { sent: 0, applied: 0, failures: 0 });
+    const probes = this.#probes.get(backend)!;
     const probe = ++probes.sent;
     let passed = false;
     try {
