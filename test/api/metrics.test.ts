@@ -1,6 +1,6 @@
 // GET /metrics: on its own listener (not the API port), the series a finished request leaves, and
 // in cluster mode the primary's sum over its workers.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,7 +152,11 @@ describe('GET /metrics (cluster)', () => {
   });
 
   it('the primary reports the sum over its workers', async () => {
-    const server = await startServeProcess({ REDIS_URL: redis.url, MUNJA_WORKERS: '2', MUNJA_DATA: dir });
+    // A generous Redis deadline: on a loaded machine the default 50 ms can lapse, and a lapse is
+    // answered locally, which this test counts.
+    const config = join(dir, 'munja.json');
+    writeFileSync(config, JSON.stringify({ redis: { commandTimeoutMs: 1_000 } }));
+    const server = await startServeProcess({ REDIS_URL: redis.url, MUNJA_WORKERS: '2', MUNJA_DATA: dir, MUNJA_CONFIG: config });
     expect(server.metricsPort).not.toBeNull();
     expect(server.metricsPort).not.toBe(server.port);
     const key = /^\s+(sk_munja_\w+)$/m.exec(server.stdout())?.[1];
