@@ -1,5 +1,5 @@
 // POST /v1/chat/completions: body → auth → content type → JSON and validation → the completion service.
-import type { Authenticator } from '../auth/authenticator.ts';
+import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
 import { admitCompletion, type CompletionServiceDeps, runCompletion } from '../dispatch/completion-service.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -7,6 +7,7 @@ import { isJsonContentType } from '../http/content-type.ts';
 import { readRequestBody } from '../http/read-request-body.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
+import type { ChatRequest } from '../validation/chat-request.ts';
 import { parseJsonBody } from '../validation/parse-json-body.ts';
 import { validateChatRequest } from '../validation/validate-chat-request.ts';
 
@@ -16,15 +17,7 @@ export interface ChatCompletionsDeps extends CompletionServiceDeps {
 }
 
 export async function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<void> {
-  const body = await readRequestBody(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs });
-  return complete(deps, ctx, body);
-}
-
-async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, body: Uint8Array): Promise<void> {
-  const principal = await deps.auth.authenticate(ctx.authorization);
-  ctx.keyId = principal.keyId;
-  if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
-  const request = validateChatRequest(parseJsonBody(body, { maxDepth: deps.config.maxJsonDepth }));
+  const { principal, request } = await readChatRequest(deps, ctx);
   ctx.model = request.model;
   ctx.stream = request.stream;
   const admitted = await admitCompletion(deps, principal, request);
@@ -40,4 +33,16 @@ async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, body: Ui
   ctx.promptTokens = result.billedPromptTokens;
   ctx.completionTokens = result.completionTokens;
   if (result.body !== null) send(ctx, 200, JSON.stringify(result.body), { ...admitted.headers, ...result.headers });
+}
+
+/**
+ * The request, authenticated and validated. Its bytes stay in this short-lived frame: a frame
+ * that awaits the completion would keep them for as long as a stream lasts.
+ */
+async function readChatRequest(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<{ principal: Principal; request: ChatRequest }> {
+  const body = await readRequestBody(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs });
+  const principal = await deps.auth.authenticate(ctx.authorization);
+  ctx.keyId = principal.keyId;
+  if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
+  return { principal, request: validateChatRequest(parseJsonBody(body, { maxDepth: deps.config.maxJsonDepth })) };
 }
