@@ -6,6 +6,11 @@ FROM node:24-trixie-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY scripts ./scripts
+# A C compiler for the postinstall step's malloc_trim module (scripts/malloc-trim.c); only this
+# stage has it, the runtime stage copies the built node_modules.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
 # Production dependencies only; the postinstall step verifies the uWS binary's sha256.
 RUN npm ci --omit=dev --no-audit --no-fund
 

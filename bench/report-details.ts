@@ -5,7 +5,7 @@ import { AFTER_CLOSE_SECONDS, type ManyStreamsResult } from './many-streams.ts';
 import type { PacedResult } from './paced-load.ts';
 import type { Results } from './report.ts';
 import type { RunInfo } from './run-info.ts';
-import type { SoakResult } from './soak.ts';
+import { AT_REST_SECONDS, type SoakResult } from './soak.ts';
 
 export function pacedTable(results: Results): string {
   const runs: { label: string; paced: PacedResult }[] = results.targets.flatMap((run) => run.paced.map((paced) => ({ label: run.label, paced })));
@@ -86,7 +86,7 @@ export function soakTable(soak: SoakResult | undefined): string {
   if (soak === undefined) return 'Not run.';
   const step = Math.max(1, Math.floor(soak.points.length / 10));
   const points = soak.points.filter((_, index) => index % step === 0 || index === soak.points.length - 1);
-  return `${soak.seconds} s of connect / stream / abort cycles, ${soak.concurrency} at a time, on a fresh Munja (one worker, CPU 1) after a 5 s warm-up: ${soak.cycles.toLocaleString('en-US')} cycles, ${soak.completed.toLocaleString('en-US')} read to the end, ${soak.aborted.toLocaleString('en-US')} cut by the client, ${soak.errors} errors. Memory budget: RSS at rest after the soak ≤ at rest before + 10 % + 20 MiB = ${mib(soak.start.rssBytes + soak.budgetBytes)} MiB: **${soak.withinBudget ? 'within' : 'OVER'}** (${mib(soak.end.rssBytes)} MiB). RSS growth over the second half of the soak: ${mib(soak.secondHalfGrowthBytes)} MiB (a leak keeps growing; memory kept after a first climb levels off). The V8 figures come from a probe loaded with \`node --import\` (bench/heap-probe.ts).
+  return `${soak.seconds} s of connect / stream / abort cycles, ${soak.concurrency} at a time, on a fresh Munja (one worker, CPU 1) after a 5 s warm-up: ${soak.cycles.toLocaleString('en-US')} cycles, ${soak.completed.toLocaleString('en-US')} read to the end, ${soak.aborted.toLocaleString('en-US')} cut by the client, ${soak.errors} errors. Memory budget: RSS at rest after the soak ≤ at rest before + 10 % + 20 MiB (each reading ${AT_REST_SECONDS} s after the load) = ${mib(soak.start.rssBytes + soak.budgetBytes)} MiB: **${soak.withinBudget ? 'within' : 'OVER'}** (${mib(soak.end.rssBytes)} MiB). RSS growth over the second half of the soak: ${mib(soak.secondHalfGrowthBytes)} MiB (a leak keeps growing; memory kept after a first climb levels off). The V8 figures come from a probe loaded with \`node --import\` (bench/heap-probe.ts).
 
 ${table(['seconds', 'RSS MiB', 'V8 heap used MiB', 'V8 heap total MiB', 'external MiB', 'open descriptors', 'of which upstream keep-alive'], points.map((point) => [fixed(point.seconds, 0), mib(point.rssBytes), mib(point.heapUsedBytes), mib(point.heapTotalBytes), mib(point.externalBytes), String(point.fds), String(point.upstreamConnections)]))}`;
 }

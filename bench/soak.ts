@@ -2,7 +2,10 @@
 // and V8 heap sampled every second. Each cycle opens a fresh connection, asks for a ~0.2 s stream
 // and, by a seeded draw, cuts it before the response, part way through, or reads it to the end.
 // Memory is compared at rest before and after (a warm-up first, so that what a first run
-// allocates once does not count as growth) against a budget: +10 % + 20 MiB.
+// allocates once does not count as growth) against a budget: +10 % + 20 MiB. "At rest" is
+// AT_REST_SECONDS after the load: when traffic falls quiet, Munja collects (src/lifecycle/
+// surge-collection.ts) within about two seconds, and V8 returns the freed pages about eight
+// seconds after that collection.
 import { readFileSync } from 'node:fs';
 import { createRandom } from '../src/engine/prng.ts';
 import { HttpConnection, requestBytes } from './http-connection.ts';
@@ -10,6 +13,9 @@ import { nowMs } from './paced-load.ts';
 import { connectionsTo, fdCount } from './proc-stats.ts';
 import { treeRssBytes } from './resource-watch.ts';
 import { chatRequest, type Target } from './scenarios/index.ts';
+
+/** When the readings at rest are taken, after the warm-up and after the soak. */
+export const AT_REST_SECONDS = 15;
 
 export interface SoakPoint {
   readonly seconds: number;
@@ -104,7 +110,7 @@ export async function runSoak(target: Target, options: { seconds: number; warmup
   };
 
   await runFor(options.warmupSeconds);
-  await sleep(2_000); // at rest, and the heap probe has written a fresh reading
+  await sleep(AT_REST_SECONDS * 1000);
   const began = nowMs();
   const start = point(began);
   Object.assign(counts, { cycles: 0, completed: 0, aborted: 0, errors: 0 });
@@ -112,7 +118,7 @@ export async function runSoak(target: Target, options: { seconds: number; warmup
   const sampler = setInterval(() => points.push(point(began)), 1_000);
   await runFor(options.seconds);
   clearInterval(sampler);
-  await sleep(3_000);
+  await sleep(AT_REST_SECONDS * 1000);
   const end = point(began);
   points.push(end);
   const budgetBytes = start.rssBytes * 0.1 + 20 * MiB;

@@ -16,12 +16,13 @@ import { MCP_PATH } from './http/request-context.ts';
 import { Router } from './http/router.ts';
 import { Lifecycle } from './lifecycle/lifecycle.ts';
 import { RedisStatus } from './lifecycle/redis-status.ts';
+import { loadMallocTrim, type MallocTrim } from './lifecycle/malloc-trim.ts';
 import { collectAfterSurges } from './lifecycle/surge-collection.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
 import { RouteChoice } from './models/route-choice.ts';
-import type { LoggerHandle } from './observability/logger.ts';
+import type { Logger, LoggerHandle } from './observability/logger.ts';
 import { GatewayMetrics, answerPrimaryScrapes } from './observability/metrics.ts';
 import { type MetricsServer, renderRegistry, startMetricsServer } from './observability/metrics-server.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
@@ -103,9 +104,11 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const stopSurgeCollection = collectAfterSurges({
     inFlight: () => lifecycle.inFlight,
     release: () => pools.renew(SURGE_RELEASE_WAIT_MS),
-    onCollected: ({ peakInFlight, heapUsedBefore, heapUsedAfter, pauseMs }) => {
+    trim: mallocTrimOrNull(logger),
+    onCollected: ({ peakInFlight, cause, heapUsedBefore, heapUsedAfter, pauseMs, trim }) => {
       const mb = (bytes: number) => Math.round(bytes / 1e6);
-      logger.info({ peakInFlight, heapUsedMbBefore: mb(heapUsedBefore), heapUsedMbAfter: mb(heapUsedAfter), pauseMs: Math.round(pauseMs) }, 'memory collected after a surge');
+      const trimmed = trim === undefined ? {} : { rssMbBeforeTrim: mb(trim.rssBefore), rssMbAfterTrim: mb(trim.rssAfter), trimPauseMs: Math.round(trim.pauseMs) };
+      logger.info({ peakInFlight, cause, heapUsedMbBefore: mb(heapUsedBefore), heapUsedMbAfter: mb(heapUsedAfter), pauseMs: Math.round(pauseMs), ...trimmed }, 'memory collected after a surge');
     },
   });
   let metricsServer: MetricsServer | null = null;
@@ -133,4 +136,13 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       return drained;
     },
   };
+}
+
+function mallocTrimOrNull(logger: Logger): MallocTrim | null {
+  try {
+    return loadMallocTrim();
+  } catch (error) {
+    logger.warn({ err: error }, 'the native memory trim module did not load; freed native memory stays resident after surges');
+    return null;
+  }
 }

@@ -1,48 +1,83 @@
-// After a surge (thousands of streams open at once), what those requests used is garbage in V8's
-// old generation, and an idle process allocates nothing, so V8 starts no major collection: the
-// heap stays at the surge's size for as long as traffic stays low (measured: 9,000 streams closed,
-// 164 MB of heap still "used" 30 s later, RSS 301 MiB against 136 idle). Once a surge has passed,
-// this runs one full collection (43 ms with 9,000 streams' garbage); V8's memory reducer, which a
-// full collection arms, then returns the freed pages within about ten seconds (same run: heap
-// 46 MB, RSS 175 MiB). V8's "last resort" collection returns them at once but paused 211 ms.
-// Before collecting, it lets the app release what the surge left that would otherwise be kept
-// (the upstream pools' idle connection objects).
+// When traffic falls quiet after a surge, an idle process would keep the surge's memory:
+// - What the requests used is garbage in V8's old generation, and an idle process allocates
+//   nothing, so V8 starts no major collection (measured: 9,000 streams closed, 164 MB of heap still
+//   "used" 30 s later, RSS 301 MiB against 136 idle).
+// - V8 keeps the pages freed by its collections during the load in a pool, resident, until its
+//   memory reducer runs; the reducer is armed by a full collection, so a process that went idle
+//   after its last one never runs it (measured after a 60 s soak of 50 concurrent streams: RSS
+//   205 MiB against 158 before it; one forced full collection took it to 135).
+// - glibc keeps the freed native memory of sockets and buffers in its arenas (malloc-trim.ts).
+// So once traffic is quiet after a surge — thousands of requests in flight, or any busy spell that
+// left resident memory well above its settled level — this lets the app release what the surge left
+// (the upstream pools' idle connection objects, after a surge of thousands), runs one full
+// collection (40–80 ms with 9,000 streams' garbage; the memory reducer then returns the pages within
+// about ten seconds; V8's "last resort" collection returns them at once but paused 211 ms), and
+// a second later trims glibc's arenas.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { MallocTrim } from './malloc-trim.ts';
 
-/** Requests in flight that make a surge worth collecting after. */
+/** Requests in flight that make a surge whatever the memory does; the upstream pools are renewed after one. */
 export const SURGE_IN_FLIGHT = 1_000;
-/** The surge has passed when in-flight requests are at most this share of its peak. */
-const PASSED_SHARE = 0.1;
+/** Resident memory this far above its settled level makes any busy spell a surge. */
+export const GROWN_BYTES = 32 * 2 ** 20;
+/** Traffic is quiet when in-flight requests are at most this share of the spell's peak. */
+const QUIET_SHARE = 0.1;
 const CHECK_EVERY_MS = 1_000;
+/** V8 frees the backing stores of collected buffers on a background thread after the collection. */
+const TRIM_AFTER_MS = 1_000;
+/** When resident memory has settled after a collection and trim (the memory reducer has run). */
+export const SETTLED_AFTER_MS = 15_000;
 
-export interface CollectionReport {
+export interface Surge {
   readonly peakInFlight: number;
+  /** Thousands in flight ('requests'), or resident memory well above its settled level ('memory'). */
+  readonly cause: 'requests' | 'memory';
+}
+
+export interface CollectionReport extends Surge {
   readonly heapUsedBefore: number;
   readonly heapUsedAfter: number;
   readonly pauseMs: number;
+  /** Set when the allocator was trimmed: resident memory around the trim, and how long it took. */
+  readonly trim?: { readonly rssBefore: number; readonly rssAfter: number; readonly pauseMs: number };
 }
 
-/** Decides when a surge has passed: fed the in-flight count once a second. */
+/** Decides when a surge has passed: fed the in-flight count and resident memory once a second. */
 export class SurgeWatch {
   #peak = 0;
   #quietChecks = 0;
+  /** Resident memory at rest: the lowest seen when quiet, reset when it settles after a collection. */
+  #settledRss = Infinity;
 
   /**
-   * The peak of a surge that has just passed (at the second quiet check in a row), else null.
-   * The next surge is measured from what is in flight then.
+   * The surge that has just passed (at the second quiet check in a row), else null. A quiet spell
+   * that was no surge starts the next spell; so does a surge.
    */
-  check(inFlight: number): number | null {
+  check(inFlight: number, rssBytes: number): Surge | null {
     this.#peak = Math.max(this.#peak, inFlight);
-    if (this.#peak < SURGE_IN_FLIGHT || inFlight > this.#peak * PASSED_SHARE) {
+    if (inFlight > this.#peak * QUIET_SHARE) {
       this.#quietChecks = 0;
       return null;
     }
+    this.#settledRss = Math.min(this.#settledRss, rssBytes);
     if (++this.#quietChecks < 2) return null;
-    const peak = this.#peak;
+    const peakInFlight = this.#peak;
     this.#peak = inFlight;
     this.#quietChecks = 0;
-    return peak;
+    if (peakInFlight >= SURGE_IN_FLIGHT) return { peakInFlight, cause: 'requests' };
+    if (peakInFlight > 0 && rssBytes >= this.#settledRss + GROWN_BYTES) return { peakInFlight, cause: 'memory' };
+    return null;
+  }
+
+  /** Only records the peak (while a collection is under way). */
+  observe(inFlight: number): void {
+    this.#peak = Math.max(this.#peak, inFlight);
+  }
+
+  /** Resident memory once a collection's effect has settled: what later growth is measured from. */
+  settled(rssBytes: number): void {
+    this.#settledRss = rssBytes;
   }
 }
 
@@ -60,30 +95,53 @@ export function fullCollection(): () => void {
 export interface SurgeCollectionOptions {
   /** Requests in flight now. */
   readonly inFlight: () => number;
-  /** Lets go of what the surge left that would otherwise stay (run before the collection). */
+  /** Lets go of what a surge of thousands of requests left that would otherwise stay (run before the collection). */
   readonly release: () => Promise<void>;
+  /** Run a second after the collection; null where it is not available. */
+  readonly trim: MallocTrim | null;
   readonly onCollected: (report: CollectionReport) => void;
+  /** Resident memory now (the process's own, unless told). */
+  readonly rss?: () => number;
 }
 
-export function collectAfterSurges({ inFlight, release, onCollected }: SurgeCollectionOptions): () => void {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+export function collectAfterSurges({ inFlight, release, trim, onCollected, rss = process.memoryUsage.rss }: SurgeCollectionOptions): () => void {
   const watch = new SurgeWatch();
   // Fetched at the first surge: making the context costs ~1.6 ms, which most processes never need.
   let collect: (() => void) | null = null;
   let collecting = false;
   const timer = setInterval(() => {
-    if (collecting) return;
-    const peakInFlight = watch.check(inFlight());
-    if (peakInFlight === null) return;
+    // A collection is under way until its effect has settled, so a spell cannot trigger another
+    // on memory the first has not returned yet.
+    if (collecting) return watch.observe(inFlight());
+    const surge = watch.check(inFlight(), rss());
+    if (surge === null) return;
     collecting = true;
-    void release().finally(() => {
-      collecting = false;
-      collect ??= fullCollection();
-      const heapUsedBefore = process.memoryUsage().heapUsed;
-      const began = performance.now();
-      collect();
-      const pauseMs = performance.now() - began;
-      onCollected({ peakInFlight, heapUsedBefore, heapUsedAfter: process.memoryUsage().heapUsed, pauseMs });
-    });
+    void collectAfter(surge).finally(() => { collecting = false; });
   }, CHECK_EVERY_MS).unref();
+
+  async function collectAfter(surge: Surge): Promise<void> {
+    if (surge.cause === 'requests') await release().catch(() => {});
+    collect ??= fullCollection();
+    const heapUsedBefore = process.memoryUsage().heapUsed;
+    const began = performance.now();
+    collect();
+    const pauseMs = performance.now() - began;
+    const report: CollectionReport = { ...surge, heapUsedBefore, heapUsedAfter: process.memoryUsage().heapUsed, pauseMs };
+    if (trim === null) {
+      onCollected(report);
+    } else {
+      await sleep(TRIM_AFTER_MS);
+      const rssBefore = rss();
+      const trimBegan = performance.now();
+      trim();
+      const trimPauseMs = performance.now() - trimBegan;
+      onCollected({ ...report, trim: { rssBefore, rssAfter: rss(), pauseMs: trimPauseMs } });
+    }
+    await sleep(SETTLED_AFTER_MS);
+    watch.settled(rss());
+  }
+
   return () => clearInterval(timer);
 }

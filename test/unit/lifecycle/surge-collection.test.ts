@@ -1,17 +1,23 @@
 import { setImmediate as nextTask } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
-import { type CollectionReport, collectAfterSurges, fullCollection, SURGE_IN_FLIGHT, SurgeWatch } from '../../../src/lifecycle/surge-collection.ts';
+import { type CollectionReport, collectAfterSurges, fullCollection, GROWN_BYTES, SETTLED_AFTER_MS, SURGE_IN_FLIGHT, SurgeWatch } from '../../../src/lifecycle/surge-collection.ts';
+
+const MiB = 2 ** 20;
 
 describe('SurgeWatch', () => {
-  const feed = (watch: SurgeWatch, counts: number[]) => counts.map((inFlight) => watch.check(inFlight));
+  // In-flight counts, one per check, at a steady 100 MiB resident.
+  const feed = (watch: SurgeWatch, counts: number[]) => counts.map((inFlight) => watch.check(inFlight, 100 * MiB)?.peakInFlight ?? null);
 
-  it('calls for one collection once a surge has been quiet for two checks', () => {
+  it('calls for one collection once a surge of requests has been quiet for two checks', () => {
     // 600 is above a tenth of the 5,000 peak; 400 is the first quiet check, 300 the second. The
     // next surge is measured from 300: falling further is not one.
     expect(feed(new SurgeWatch(), [10, 5_000, 4_000, 600, 400, 300, 200, 100, 0])).toEqual([null, null, null, null, null, 5_000, null, null, null]);
+    const watch = new SurgeWatch();
+    feed(watch, [SURGE_IN_FLIGHT, 0]);
+    expect(watch.check(0, 100 * MiB)).toEqual({ peakInFlight: SURGE_IN_FLIGHT, cause: 'requests' });
   });
 
-  it('never calls for one below a surge, however traffic falls', () => {
+  it('never calls for one below a surge of requests while memory stays put, however traffic falls', () => {
     expect(feed(new SurgeWatch(), [SURGE_IN_FLIGHT - 1, 0, 0, 0, 0])).toEqual([null, null, null, null, null]);
   });
 
@@ -23,6 +29,38 @@ describe('SurgeWatch', () => {
 
   it('starts over when traffic rises again between quiet checks', () => {
     expect(feed(new SurgeWatch(), [SURGE_IN_FLIGHT * 2, 0, SURGE_IN_FLIGHT, 0, 0])).toEqual([null, null, null, null, SURGE_IN_FLIGHT * 2]);
+  });
+
+  it('counts a small busy spell as a surge when it left resident memory well above its level at rest', () => {
+    const watch = new SurgeWatch();
+    watch.check(0, 150 * MiB); // at rest: 150 MiB
+    watch.check(50, 170 * MiB);
+    watch.check(0, 150 * MiB + GROWN_BYTES); // first quiet check
+    expect(watch.check(0, 150 * MiB + GROWN_BYTES)).toEqual({ peakInFlight: 50, cause: 'memory' });
+  });
+
+  it('does not for growth below the threshold, nor without traffic', () => {
+    const watch = new SurgeWatch();
+    watch.check(0, 150 * MiB);
+    watch.check(50, 170 * MiB);
+    watch.check(0, 150 * MiB + GROWN_BYTES - 1);
+    expect(watch.check(0, 150 * MiB + GROWN_BYTES - 1)).toBeNull();
+    const idle = new SurgeWatch();
+    idle.check(0, 150 * MiB);
+    idle.check(0, 250 * MiB);
+    expect(idle.check(0, 250 * MiB)).toBeNull();
+  });
+
+  it('measures later growth from where memory settled after a collection', () => {
+    const watch = new SurgeWatch();
+    watch.check(0, 150 * MiB);
+    watch.settled(200 * MiB); // what the collection could not return is the new level
+    watch.check(50, 220 * MiB);
+    watch.check(0, 220 * MiB);
+    expect(watch.check(0, 220 * MiB)).toBeNull();
+    watch.check(50, 240 * MiB);
+    watch.check(0, 200 * MiB + GROWN_BYTES);
+    expect(watch.check(0, 200 * MiB + GROWN_BYTES)).toEqual({ peakInFlight: 50, cause: 'memory' });
   });
 });
 
@@ -50,13 +88,69 @@ describe('collectAfterSurges', () => {
       const stop = collectAfterSurges({
         inFlight: () => counts.shift() ?? 0,
         release: async () => { steps.push('release'); },
+        trim: null,
         onCollected: (report) => { steps.push('collected'); reports.push(report); },
       });
       for (let second = 0; second < 7; second++) await vi.advanceTimersByTimeAsync(1_000);
       stop();
       expect(steps).toEqual(['release', 'collected']);
-      expect(reports[0]).toMatchObject({ peakInFlight: SURGE_IN_FLIGHT * 3 });
+      expect(reports[0]).toMatchObject({ peakInFlight: SURGE_IN_FLIGHT * 3, cause: 'requests' });
       expect(reports[0]!.heapUsedAfter).toBeGreaterThan(0);
+      expect(reports[0]!.trim).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('trims the allocator a second after the collection, and reports it', async () => {
+    vi.useFakeTimers();
+    try {
+      const counts = [SURGE_IN_FLIGHT, 0, 0];
+      const steps: string[] = [];
+      const reports: CollectionReport[] = [];
+      const stop = collectAfterSurges({
+        inFlight: () => counts.shift() ?? 0,
+        release: async () => { steps.push('release'); },
+        trim: () => { steps.push('trim'); return true; },
+        onCollected: (report) => { steps.push('collected'); reports.push(report); },
+      });
+      for (let second = 0; second < 3; second++) await vi.advanceTimersByTimeAsync(1_000);
+      expect(steps).toEqual(['release']);
+      await vi.advanceTimersByTimeAsync(1_000);
+      stop();
+      expect(steps).toEqual(['release', 'trim', 'collected']);
+      expect(reports[0]!.trim!.rssBefore).toBeGreaterThan(0);
+      expect(reports[0]!.trim!.rssAfter).toBeGreaterThan(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('after a spell that only left memory behind, collects without renewing the pools, then measures from where memory settled', async () => {
+    vi.useFakeTimers();
+    try {
+      // At rest at 150 MiB, a spell of 50 in flight, then quiet at 200 MiB: a surge by memory.
+      const samples: [number, number][] = [[0, 150], [50, 180], [0, 200], [0, 200]];
+      let rssMiB = 200;
+      const steps: string[] = [];
+      const reports: CollectionReport[] = [];
+      const stop = collectAfterSurges({
+        inFlight: () => { const next = samples.shift(); if (next) rssMiB = next[1]; return next?.[0] ?? 0; },
+        rss: () => rssMiB * MiB,
+        release: async () => { steps.push('release'); },
+        trim: null,
+        onCollected: (report) => { steps.push('collected'); reports.push(report); rssMiB = 230; },
+      });
+      for (let second = 0; second < 4; second++) await vi.advanceTimersByTimeAsync(1_000);
+      expect(steps).toEqual(['collected']);
+      expect(reports[0]).toMatchObject({ peakInFlight: 50, cause: 'memory' });
+      // Memory settles at 230 MiB (what the collection could not return): the same level after
+      // another spell is no surge.
+      await vi.advanceTimersByTimeAsync(SETTLED_AFTER_MS);
+      samples.push([50, 240], [0, 230], [0, 230]);
+      for (let second = 0; second < 4; second++) await vi.advanceTimersByTimeAsync(1_000);
+      stop();
+      expect(steps).toEqual(['collected']);
     } finally {
       vi.useRealTimers();
     }
