@@ -103,12 +103,13 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   lifecycle.markReady();
   const stopSurgeCollection = collectAfterSurges({
     inFlight: () => lifecycle.inFlight,
+    begun: () => lifecycle.begun,
     release: () => pools.renew(SURGE_RELEASE_WAIT_MS),
     trim: mallocTrimOrNull(logger),
-    onCollected: ({ peakInFlight, cause, heapUsedBefore, heapUsedAfter, pauseMs, trim }) => {
+    onCollected: ({ peakInFlight, peakBegun, cause, heapUsedBefore, heapUsedAfter, pauseMs, trim }) => {
       const mb = (bytes: number) => Math.round(bytes / 1e6);
       const trimmed = trim === undefined ? {} : { rssMbBeforeTrim: mb(trim.rssBefore), rssMbAfterTrim: mb(trim.rssAfter), trimPauseMs: Math.round(trim.pauseMs) };
-      logger.info({ peakInFlight, cause, heapUsedMbBefore: mb(heapUsedBefore), heapUsedMbAfter: mb(heapUsedAfter), pauseMs: Math.round(pauseMs), ...trimmed }, 'memory collected after a surge');
+      logger.info({ peakInFlight, peakPerSecond: peakBegun, cause, heapUsedMbBefore: mb(heapUsedBefore), heapUsedMbAfter: mb(heapUsedAfter), pauseMs: Math.round(pauseMs), ...trimmed }, 'memory collected after a surge');
     },
   });
   let metricsServer: MetricsServer | null = null;

@@ -15,6 +15,7 @@ export class Lifecycle {
   phase: Phase = 'starting';
   readonly #requests = new InFlightRequests<RequestContext>();
   #idle: (() => void) | null = null;
+  #begun = 0;
 
   get ready(): boolean {
     return this.phase === 'ready';
@@ -24,11 +25,17 @@ export class Lifecycle {
     return this.#requests.size;
   }
 
+  /** Requests begun since the start. */
+  get begun(): number {
+    return this.#begun;
+  }
+
   markReady(): void {
     if (this.phase === 'starting') this.phase = 'ready';
   }
 
   enter(ctx: RequestContext): void {
+    this.#begun += 1;
     this.#requests.add(ctx);
     if (this.phase === 'draining') ctx.closeConnection = true;
   }

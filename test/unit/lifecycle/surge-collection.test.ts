@@ -5,8 +5,10 @@ import { type CollectionReport, collectAfterSurges, fullCollection, GROWN_BYTES,
 const MiB = 2 ** 20;
 
 describe('SurgeWatch', () => {
-  // In-flight counts, one per check, at a steady 100 MiB resident.
-  const feed = (watch: SurgeWatch, counts: number[]) => counts.map((inFlight) => watch.check(inFlight, 100 * MiB)?.peakInFlight ?? null);
+  // In-flight counts, one per check, no request begun between checks, at a steady 100 MiB resident.
+  const feed = (watch: SurgeWatch, counts: number[]) => counts.map((inFlight) => watch.check({ inFlight, begun: 0 }, 100 * MiB)?.peakInFlight ?? null);
+  const quiet = { inFlight: 0, begun: 0 };
+  const busy = { inFlight: 50, begun: 0 };
 
   it('calls for one collection once a surge of requests has been quiet for two checks', () => {
     // 600 is above a tenth of the 5,000 peak; 400 is the first quiet check, 300 the second. The
@@ -14,7 +16,7 @@ describe('SurgeWatch', () => {
     expect(feed(new SurgeWatch(), [10, 5_000, 4_000, 600, 400, 300, 200, 100, 0])).toEqual([null, null, null, null, null, 5_000, null, null, null]);
     const watch = new SurgeWatch();
     feed(watch, [SURGE_IN_FLIGHT, 0]);
-    expect(watch.check(0, 100 * MiB)).toEqual({ peakInFlight: SURGE_IN_FLIGHT, cause: 'requests' });
+    expect(watch.check(quiet, 100 * MiB)).toEqual({ peakInFlight: SURGE_IN_FLIGHT, peakBegun: 0, cause: 'requests' });
   });
 
   it('never calls for one below a surge of requests while memory stays put, however traffic falls', () => {
@@ -33,34 +35,47 @@ describe('SurgeWatch', () => {
 
   it('counts a small busy spell as a surge when it left resident memory well above its level at rest', () => {
     const watch = new SurgeWatch();
-    watch.check(0, 150 * MiB); // at rest: 150 MiB
-    watch.check(50, 170 * MiB);
-    watch.check(0, 150 * MiB + GROWN_BYTES); // first quiet check
-    expect(watch.check(0, 150 * MiB + GROWN_BYTES)).toEqual({ peakInFlight: 50, cause: 'memory' });
+    watch.check(quiet, 150 * MiB); // at rest: 150 MiB
+    watch.check(busy, 170 * MiB);
+    watch.check(quiet, 150 * MiB + GROWN_BYTES); // first quiet check
+    expect(watch.check(quiet, 150 * MiB + GROWN_BYTES)).toEqual({ peakInFlight: 50, peakBegun: 0, cause: 'memory' });
   });
 
   it('does not for growth below the threshold, nor without traffic', () => {
     const watch = new SurgeWatch();
-    watch.check(0, 150 * MiB);
-    watch.check(50, 170 * MiB);
-    watch.check(0, 150 * MiB + GROWN_BYTES - 1);
-    expect(watch.check(0, 150 * MiB + GROWN_BYTES - 1)).toBeNull();
+    watch.check(quiet, 150 * MiB);
+    watch.check(busy, 170 * MiB);
+    watch.check(quiet, 150 * MiB + GROWN_BYTES - 1);
+    expect(watch.check(quiet, 150 * MiB + GROWN_BYTES - 1)).toBeNull();
     const idle = new SurgeWatch();
-    idle.check(0, 150 * MiB);
-    idle.check(0, 250 * MiB);
-    expect(idle.check(0, 250 * MiB)).toBeNull();
+    idle.check(quiet, 150 * MiB);
+    idle.check(quiet, 250 * MiB);
+    expect(idle.check(quiet, 250 * MiB)).toBeNull();
+  });
+
+  it('is not fooled by a steady rate of short requests, none of them in flight at a check', () => {
+    const watch = new SurgeWatch();
+    watch.check(quiet, 150 * MiB);
+    const steady = { inFlight: 0, begun: 1_000 };
+    // Memory grows under the load (V8 collects on its own schedule then): no collection mid-run.
+    for (let second = 0; second < 10; second++) expect(watch.check(steady, 150 * MiB + GROWN_BYTES * 2)).toBeNull();
+    // A tenth of the rate is still traffic that a pause would hold up.
+    expect(watch.check({ inFlight: 0, begun: 101 }, 150 * MiB + GROWN_BYTES * 2)).toBeNull();
+    expect(watch.check({ inFlight: 0, begun: 101 }, 150 * MiB + GROWN_BYTES * 2)).toBeNull();
+    watch.check({ inFlight: 0, begun: 100 }, 150 * MiB + GROWN_BYTES * 2);
+    expect(watch.check(quiet, 150 * MiB + GROWN_BYTES * 2)).toEqual({ peakInFlight: 0, peakBegun: 1_000, cause: 'memory' });
   });
 
   it('measures later growth from where memory settled after a collection', () => {
     const watch = new SurgeWatch();
-    watch.check(0, 150 * MiB);
+    watch.check(quiet, 150 * MiB);
     watch.settled(200 * MiB); // what the collection could not return is the new level
-    watch.check(50, 220 * MiB);
-    watch.check(0, 220 * MiB);
-    expect(watch.check(0, 220 * MiB)).toBeNull();
-    watch.check(50, 240 * MiB);
-    watch.check(0, 200 * MiB + GROWN_BYTES);
-    expect(watch.check(0, 200 * MiB + GROWN_BYTES)).toEqual({ peakInFlight: 50, cause: 'memory' });
+    watch.check(busy, 220 * MiB);
+    watch.check(quiet, 220 * MiB);
+    expect(watch.check(quiet, 220 * MiB)).toBeNull();
+    watch.check(busy, 240 * MiB);
+    watch.check(quiet, 200 * MiB + GROWN_BYTES);
+    expect(watch.check(quiet, 200 * MiB + GROWN_BYTES)).toEqual({ peakInFlight: 50, peakBegun: 0, cause: 'memory' });
   });
 });
 
@@ -87,6 +102,7 @@ describe('collectAfterSurges', () => {
       const reports: CollectionReport[] = [];
       const stop = collectAfterSurges({
         inFlight: () => counts.shift() ?? 0,
+        begun: () => 0,
         release: async () => { steps.push('release'); },
         trim: null,
         onCollected: (report) => { steps.push('collected'); reports.push(report); },
@@ -110,6 +126,7 @@ describe('collectAfterSurges', () => {
       const reports: CollectionReport[] = [];
       const stop = collectAfterSurges({
         inFlight: () => counts.shift() ?? 0,
+        begun: () => 0,
         release: async () => { steps.push('release'); },
         trim: () => { steps.push('trim'); return true; },
         onCollected: (report) => { steps.push('collected'); reports.push(report); },
@@ -126,6 +143,36 @@ describe('collectAfterSurges', () => {
     }
   });
 
+  it('reads the traffic from the running count of requests begun: no collection while they keep coming', async () => {
+    vi.useFakeTimers();
+    try {
+      let begun = 0;
+      let rate = 0;
+      let rssMiB = 150;
+      const reports: CollectionReport[] = [];
+      const stop = collectAfterSurges({
+        inFlight: () => 0,
+        begun: () => (begun += rate),
+        rss: () => rssMiB * MiB,
+        release: async () => {},
+        trim: null,
+        onCollected: (report) => reports.push(report),
+      });
+      await vi.advanceTimersByTimeAsync(1_000); // at rest, 150 MiB
+      rate = 1_000; // each check sees 1,000 more begun, and none in flight
+      rssMiB = 200;
+      for (let second = 0; second < 10; second++) await vi.advanceTimersByTimeAsync(1_000);
+      expect(reports).toEqual([]);
+      rate = 0;
+      for (let second = 0; second < 3; second++) await vi.advanceTimersByTimeAsync(1_000);
+      stop();
+      expect(reports).toHaveLength(1);
+      expect(reports[0]).toMatchObject({ peakInFlight: 0, peakBegun: 1_000, cause: 'memory' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('after a spell that only left memory behind, collects without renewing the pools, then measures from where memory settled', async () => {
     vi.useFakeTimers();
     try {
@@ -136,6 +183,7 @@ describe('collectAfterSurges', () => {
       const reports: CollectionReport[] = [];
       const stop = collectAfterSurges({
         inFlight: () => { const next = samples.shift(); if (next) rssMiB = next[1]; return next?.[0] ?? 0; },
+        begun: () => 0,
         rss: () => rssMiB * MiB,
         release: async () => { steps.push('release'); },
         trim: null,
@@ -143,7 +191,7 @@ describe('collectAfterSurges', () => {
       });
       for (let second = 0; second < 4; second++) await vi.advanceTimersByTimeAsync(1_000);
       expect(steps).toEqual(['collected']);
-      expect(reports[0]).toMatchObject({ peakInFlight: 50, cause: 'memory' });
+      expect(reports[0]).toMatchObject({ peakInFlight: 50, peakBegun: 0, cause: 'memory' });
       // Memory settles at 230 MiB (what the collection could not return): the same level after
       // another spell is no surge.
       await vi.advanceTimersByTimeAsync(SETTLED_AFTER_MS);
