@@ -34,7 +34,9 @@ export interface LoggerHandle {
 
 // Lines are written in batches of this size, and at least this often: one write per request
 // line was the largest single cost of a GET /v1/models (measured 37 → 14 µs CPU without logging).
-const BATCH_BYTES = 8 * 1024;
+// Writing a file in 64 KiB pieces took 0.55–0.73 ms of CPU per MiB, in 8 KiB pieces 2.7–3.1 ms
+// (each write wakes a thread-pool thread); nginx buffers its access log by 64k as well.
+const BATCH_BYTES = 64 * 1024;
 const FLUSH_EVERY_MS = 100;
 
 export function createLogger(level: LogLevel, destination: number | NodeJS.WritableStream = 1): LoggerHandle {
@@ -46,7 +48,7 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
   // Buffer mode batches lines as a list of buffers. The default (utf8) mode appends each line to
   // one growing string and measures that string's byte length on every write, which copies the
   // whole batch per line: ~4 KB of garbage per request line with 8 KiB batches.
-  const stream = pino.destination({ dest: destination, sync: false, minLength: BATCH_BYTES, contentMode: 'buffer' });
+  const stream = pino.destination({ dest: destination, sync: false, minLength: BATCH_BYTES, maxWrite: BATCH_BYTES * 2, contentMode: 'buffer' });
   const writeBuffer = stream.write.bind(stream) as unknown as (data: Buffer) => boolean; // typed for strings only
   const lines: pino.DestinationStream = { write: (line) => { writeBuffer(Buffer.from(line)); } };
   let ready = false;
