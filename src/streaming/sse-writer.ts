@@ -13,6 +13,8 @@ const SSE_HEADERS = {
 } as const;
 
 const NO_PARTS: readonly Uint8Array[] = [];
+/** A rewritten event is three pieces (stream-event-filter.ts). */
+const MAX_SEPARATE_PARTS = 3;
 
 /** SSE responses open in this process (the open-streams gauge); the HTTP server decrements it when the request is done. */
 export const openStreams = { count: 0 };
@@ -72,8 +74,15 @@ export class SseWriter {
     return this.#wrote;
   }
 
-  /** Writes the pieces of already-framed events, in order, in one send. False as for write(). */
+  /**
+   * Writes the pieces of already-framed events, in order, in one send. False as for write().
+   * The pieces of one event (at most three) are written as they are; more are joined first: uWS
+   * copies corked writes into a 16 KiB buffer, and once a cork overflows it sends every later
+   * write of that cork on its own (measured: 300 writes of 58 bytes in one cork, 183 sends;
+   * joined, 3).
+   */
   writeAll(parts: readonly Uint8Array[]): boolean {
+    if (parts.length > MAX_SEPARATE_PARTS) return this.write(Buffer.concat(parts));
     if (this.closed) return false;
     if (this.#ctx.firstEventMs === null) this.#ctx.firstEventMs = this.#ctx.elapsedMs();
     this.#parts = parts;

@@ -1,0 +1,113 @@
+import type { Dispatcher } from 'undici';
+import { describe, expect, it } from 'vitest';
+import type { UpstreamConfig } from '../../../src/config/config-types.ts';
+import type { HttpRequest, HttpResponse } from '../../../src/http/uws.ts';
+import { RequestContext } from '../../../src/http/request-context.ts';
+import { SseWriter } from '../../../src/streaming/sse-writer.ts';
+import { callUpstream, type UpstreamOutcome } from '../../../src/upstream/upstream-exchange.ts';
+import type { ChatRequestBody } from '../../../src/validation/chat-request.ts';
+
+/**
+ * A uWS response that records what reaches the socket, one entry per cork (one send while the
+ * cork's 16 KiB hold it), and counts the writes (each is copied into the cork buffer on its own).
+ */
+function recordingResponse() {
+  const sends: string[] = [];
+  const counts = { writes: 0 };
+  let corked: string[] | null = null;
+  const out = (data: string | Uint8Array) => {
+    const text = typeof data === 'string' ? data : Buffer.from(data).toString();
+    if (corked !== null) corked.push(text);
+    else sends.push(text);
+  };
+  const res = {
+    cork(callback: () => void) {
+      corked = [];
+      callback();
+      sends.push(corked.join(''));
+      corked = null;
+      return res;
+    },
+    writeStatus: () => res,
+    writeHeader: () => res,
+    write(data: string | Uint8Array) {
+      counts.writes += 1;
+      out(data);
+      return true;
+    },
+    end(data: string | Uint8Array = '') {
+      out(data);
+      return res;
+    },
+    onWritable: () => res,
+    close: () => res,
+  };
+  return { res: res as unknown as HttpResponse, sends, counts };
+}
+
+function context(res: HttpResponse): RequestContext {
+  const req = { getCaseSensitiveMethod: () => 'POST', getUrl: () => '/v1/chat/completions', getHeader: () => '' };
+  return new RequestContext(res, req as unknown as HttpRequest, 30_000);
+}
+
+const event = (index: number) => `data: {"id":"c","object":"chat.completion.chunk","model":"up/model","choices":[{"index":0,"delta":{"content":" w${index}"}}]}\n\n`;
+
+const upstream: UpstreamConfig = {
+  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions',
+  model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
+};
+
+describe('relaying a stream', () => {
+  it('sends the events of one upstream read together, however many chunks undici hands them in', async () => {
+    const { res, sends } = recordingResponse();
+    const ctx = context(res);
+    let handler!: Dispatcher.DispatchHandler;
+    const controller = { pause() {}, resume() {}, abort() {}, rawHeaders: null } as unknown as Dispatcher.DispatchController;
+    const outcome: Promise<UpstreamOutcome> = callUpstream({
+      client: ctx,
+      streamTo: ctx,
+      dispatcher: { dispatch: (_options: unknown, given: Dispatcher.DispatchHandler) => { handler = given; return true; } } as unknown as Dispatcher,
+      upstream,
+      publicModel: 'fast',
+      body: { model: 'fast', messages: [] } as unknown as ChatRequestBody,
+      includeUsage: false,
+      timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000 },
+      headers: {},
+    });
+    handler.onRequestStart!(controller, {});
+    handler.onResponseStart!(controller, 200, { 'content-type': 'text/event-stream' }, '');
+    const opened = sends.length;
+    // One socket read of 120 events: undici calls back once per HTTP chunk, synchronously.
+    for (let index = 0; index < 120; index++) handler.onResponseData!(controller, Buffer.from(event(index)));
+    expect(sends.length).toBe(opened);
+    await Promise.resolve();
+    expect(sends.length).toBe(opened + 1);
+    const sent = sends.at(-1)!;
+    expect(sent.split('data: ').length - 1).toBe(120);
+    expect(sent).toContain('"model":"fast"');
+    expect(sent).not.toContain('up/model');
+    // The next read is sent on its own; the end brings what is pending first, then [DONE].
+    handler.onResponseData!(controller, Buffer.from(event(120)));
+    handler.onResponseData!(controller, Buffer.from('data: [DONE]\n\n'));
+    handler.onResponseEnd!(controller, {});
+    expect(sends.slice(opened + 1)).toEqual([event(120).replace('up/model', 'fast') + 'data: [DONE]\n\n', '']);
+    expect((await outcome).completionTokens).toBe(121);
+  });
+});
+
+describe('SseWriter.writeAll', () => {
+  it('joins more pieces than one event has into one write, in order', () => {
+    const { res, sends, counts } = recordingResponse();
+    const writer = new SseWriter(context(res));
+    writer.open({});
+    const pieces = Array.from({ length: 300 }, (_, index) => Buffer.from(`data: ${index}\n\n`));
+    const before = counts.writes;
+    expect(writer.writeAll(pieces)).toBe(true);
+    expect(counts.writes - before).toBe(1);
+    expect(sends.at(-1)).toBe(Buffer.concat(pieces).toString());
+    // The three pieces of one rewritten event are written as they are, without a copy.
+    expect(writer.writeAll(pieces.slice(0, 3))).toBe(true);
+    expect(counts.writes - before).toBe(4);
+    expect(sends.at(-1)).toBe('data: 0\n\ndata: 1\n\ndata: 2\n\n');
+  });
+});
