@@ -71,6 +71,28 @@ describe('StreamEventFilter', () => {
     expect(filter.sawDone).toBe(true);
   });
 
+  it('reads JSON written with spaces after the colons (Python json.dumps) as well', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
+    const spaced = (extra: string) => Buffer.from(`data: {"id": "c1", "model" : "up/model", ${extra}}\n\n`);
+    expect(kept(filter, spaced('"choices": [{"index": 0, "delta": {"content": "Hi"}}]'))).toBe(
+      'data: {"id": "c1", "model":"fast", "choices": [{"index": 0, "delta": {"content": "Hi"}}]}\n\n',
+    );
+    expect(filter.contentEvents).toBe(1);
+    expect(kept(filter, spaced('"choices": [], "usage": {"prompt_tokens": 4, "completion_tokens": 9}'))).toBeNull();
+    expect(filter.usage).toEqual({ promptTokens: 4, completionTokens: 9 });
+  });
+
+  it('takes a key only where it is one: not inside a string, not as a value, not another model', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
+    const inText = chunk('"choices":[{"index":0,"delta":{"content":"say \\"usage\\": {} and \\"model\\":\\"up/model\\""}}]');
+    expect(kept(filter, inText)).toBe(inText.toString().replace('"model":"up/model"', '"model":"fast"'));
+    expect(filter.usage).toBeNull();
+    expect(filter.contentEvents).toBe(1);
+    const other = Buffer.from('data: {"model":"other","choices":[{"delta":{"role":"model","content":""}}]}\n\n');
+    expect(kept(filter, other)).toBe(other.toString());
+    expect(filter.contentEvents).toBe(1);
+  });
+
   it('replaces an upstream error event with ours', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'm', publicModel: 'fast', forwardUsage: false });
     const out = kept(filter, Buffer.from('data: {"error":{"message":"boom","type":"InternalServerError","param":null,"code":500}}\n\n'));
