@@ -15,6 +15,27 @@ const SSE_HEADERS = {
 const NO_PARTS: readonly Uint8Array[] = [];
 /** A rewritten event is three pieces (stream-event-filter.ts). */
 const MAX_SEPARATE_PARTS = 3;
+const SHARED_JOIN_MAX_BYTES = 1024 * 1024;
+
+// Pieces are joined in one buffer shared by every stream: uWS copies what write() is given before
+// it returns (into its cork buffer, the socket, or its own backpressure buffer), so the buffer is
+// free again at once. A fresh copy per write would be a slice of Node's buffer pool or external
+// memory of its own, and such copies piled up between full collections in the soak
+// (stream-event-filter.ts). A join larger than the cap gets a buffer of its own.
+let sharedJoin = Buffer.allocUnsafeSlow(64 * 1024);
+
+function join(parts: readonly Uint8Array[]): Buffer {
+  let total = 0;
+  for (const part of parts) total += part.byteLength;
+  if (total > SHARED_JOIN_MAX_BYTES) return Buffer.concat(parts, total);
+  if (total > sharedJoin.length) sharedJoin = Buffer.allocUnsafeSlow(Math.min(SHARED_JOIN_MAX_BYTES, Math.max(total, sharedJoin.length * 2)));
+  let offset = 0;
+  for (const part of parts) {
+    sharedJoin.set(part, offset);
+    offset += part.byteLength;
+  }
+  return sharedJoin.subarray(0, total);
+}
 
 /** SSE responses open in this process (the open-streams gauge); the HTTP server decrements it when the request is done. */
 export const openStreams = { count: 0 };
@@ -82,7 +103,7 @@ export class SseWriter {
    * joined, 3).
    */
   writeAll(parts: readonly Uint8Array[]): boolean {
-    if (parts.length > MAX_SEPARATE_PARTS) return this.write(Buffer.concat(parts));
+    if (parts.length > MAX_SEPARATE_PARTS) return this.write(join(parts));
     if (this.closed) return false;
     if (this.#ctx.firstEventMs === null) this.#ctx.firstEventMs = this.#ctx.elapsedMs();
     this.#parts = parts;

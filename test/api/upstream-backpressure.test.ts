@@ -63,4 +63,24 @@ describe('backpressure', () => {
     expect(mock.requests[0]!.finished).toBe(true);
     expect(received).toBeGreaterThan(CHUNKS * CHUNK_BYTES);
   });
+
+  it('delivers every event intact and in order when many arrive per read while the client lags', async () => {
+    // Small events, sent as fast as the socket takes them: Munja reads many at a time and joins
+    // them into one write, while the client's backlog sits in uWS's buffer.
+    const count = 3_000;
+    const body = chatBody({ stream: true, messages: [{ role: 'user', content: `mock:${JSON.stringify({ kind: 'stream', chunks: count, chunkBytes: 1_000 })}` }] });
+    const response = await fetch(`http://127.0.0.1:${gateway.port}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
+    expect(response.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // not reading yet
+    const events = (await response.text()).split('\n\n').filter((event) => event.startsWith('data: {'));
+    const chunks = events.map((event) => JSON.parse(event.slice('data: '.length)) as { model: string; choices: { delta: { content?: string } }[] });
+    const contents = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').filter((content) => content !== '');
+    expect(contents).toHaveLength(count);
+    expect(contents.findIndex((content, index) => content !== `w${index + 1} `.padEnd(1_000, 'x'))).toBe(-1);
+    expect(chunks.every((chunk) => chunk.model === 'fast')).toBe(true);
+  });
 });
