@@ -89,6 +89,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    this.#controller = controller;
     // undici keeps the raw header buffers on the controller for the whole response; what is needed
     // is in `headers`, and a long stream would hold a dozen small buffers for nothing.
     controller.rawHeaders = null;
@@ -120,7 +121,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#mode === 'stream') return this.#relay(controller, chunk);
+    if (this.#mode === 'stream') return this.#relay(chunk);
     this.#bytes += chunk.length;
     const cap = this.#mode === 'json' ? MAX_JSON_BODY_BYTES : MAX_ERROR_BODY_BYTES;
     if (this.#bytes > cap) {
@@ -133,11 +134,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   // undici hands over the body one HTTP chunk at a time, and an SSE server sends each event as a
   // chunk: a read that holds many events calls this once per event. Their parts are written
   // together once the read is parsed (a microtask later), so the client gets one send per read
-  // rather than one per event (measured under load: 93 sends per 100-event stream before).
-  #relay(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  // rather than one per event (measured under load: 89–97 sends per 100-event stream before).
+  #relay(chunk: Buffer): void {
     this.#splitter!.push(chunk, this.#onEvent);
     if (this.#parts.length === 0 || this.#flushQueued) return;
-    this.#controller = controller;
     this.#flushQueued = true;
     queueMicrotask(this.#flush);
   }

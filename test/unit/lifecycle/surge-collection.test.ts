@@ -93,20 +93,25 @@ describe('fullCollection', () => {
   });
 });
 
+/** What a collectAfterSurges run did, in order: release, trim, collected. */
+function recorder() {
+  const steps: string[] = [];
+  const reports: CollectionReport[] = [];
+  return {
+    steps,
+    reports,
+    release: async () => { steps.push('release'); },
+    onCollected: (report: CollectionReport) => { steps.push('collected'); reports.push(report); },
+  };
+}
+
 describe('collectAfterSurges', () => {
   it('releases, then collects and reports, once per surge', async () => {
     vi.useFakeTimers();
     try {
       const counts = [SURGE_IN_FLIGHT * 3, SURGE_IN_FLIGHT, 10, 0, 0, 0, 0];
-      const steps: string[] = [];
-      const reports: CollectionReport[] = [];
-      const stop = collectAfterSurges({
-        inFlight: () => counts.shift() ?? 0,
-        begun: () => 0,
-        release: async () => { steps.push('release'); },
-        trim: null,
-        onCollected: (report) => { steps.push('collected'); reports.push(report); },
-      });
+      const { steps, reports, release, onCollected } = recorder();
+      const stop = collectAfterSurges({ inFlight: () => counts.shift() ?? 0, begun: () => 0, release, trim: null, onCollected });
       for (let second = 0; second < 7; second++) await vi.advanceTimersByTimeAsync(1_000);
       stop();
       expect(steps).toEqual(['release', 'collected']);
@@ -122,15 +127,9 @@ describe('collectAfterSurges', () => {
     vi.useFakeTimers();
     try {
       const counts = [SURGE_IN_FLIGHT, 0, 0];
-      const steps: string[] = [];
-      const reports: CollectionReport[] = [];
-      const stop = collectAfterSurges({
-        inFlight: () => counts.shift() ?? 0,
-        begun: () => 0,
-        release: async () => { steps.push('release'); },
-        trim: () => { steps.push('trim'); return true; },
-        onCollected: (report) => { steps.push('collected'); reports.push(report); },
-      });
+      const { steps, reports, release, onCollected } = recorder();
+      const trim = () => { steps.push('trim'); return true; };
+      const stop = collectAfterSurges({ inFlight: () => counts.shift() ?? 0, begun: () => 0, release, trim, onCollected });
       for (let second = 0; second < 3; second++) await vi.advanceTimersByTimeAsync(1_000);
       expect(steps).toEqual(['release']);
       await vi.advanceTimersByTimeAsync(1_000);
@@ -179,15 +178,14 @@ describe('collectAfterSurges', () => {
       // At rest at 150 MiB, a spell of 50 in flight, then quiet at 200 MiB: a surge by memory.
       const samples: [number, number][] = [[0, 150], [50, 180], [0, 200], [0, 200]];
       let rssMiB = 200;
-      const steps: string[] = [];
-      const reports: CollectionReport[] = [];
+      const { steps, reports, release, onCollected } = recorder();
       const stop = collectAfterSurges({
         inFlight: () => { const next = samples.shift(); if (next) rssMiB = next[1]; return next?.[0] ?? 0; },
         begun: () => 0,
         rss: () => rssMiB * MiB,
-        release: async () => { steps.push('release'); },
+        release,
         trim: null,
-        onCollected: (report) => { steps.push('collected'); reports.push(report); rssMiB = 230; },
+        onCollected: (report) => { onCollected(report); rssMiB = 230; },
       });
       for (let second = 0; second < 4; second++) await vi.advanceTimersByTimeAsync(1_000);
       expect(steps).toEqual(['collected']);
