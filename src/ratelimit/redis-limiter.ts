@@ -63,7 +63,7 @@ export class RedisLimiter implements Limiter {
    * be reached within the connect timeout, at once: decisions are local until it can.
    */
   static async open(redis: RedisConfig, options: RedisLimiterOptions): Promise<RedisLimiter> {
-    const client = createRedisClient(redis, { name: 'munja-limiter' });
+    const client = createRedisClient(redis, { name: 'munja-limiter', autoPipelining: true });
     const limiter = new RedisLimiter(client, options);
     await client.connect().catch(() => {}); // ioredis keeps reconnecting with backoff
     return limiter;
