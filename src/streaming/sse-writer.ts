@@ -67,26 +67,21 @@ export class SseWriter {
     return this.#ctx.aborted || this.#ctx.finished;
   }
 
-  /**
-   * Sends the 200 status and headers, and optionally the first events (a string, or pieces as for
-   * writeAll), in one corked write: one send, so the client gets both in one packet.
-   */
-  open(headers: Readonly<Record<string, string>>, firstEvents: string | readonly Uint8Array[] = ''): boolean {
+  /** Sends the 200 status and headers, and optionally the first events, in one corked write. */
+  open(headers: Readonly<Record<string, string>>, firstEvents = ''): boolean {
     const ctx = this.#ctx;
     if (this.closed) return false;
     let ok = true;
     ctx.res.cork(() => {
       beginStreaming(ctx, 'text/event-stream; charset=utf-8', { ...SSE_HEADERS, ...headers });
-      if (typeof firstEvents === 'string') ok = ctx.res.write(firstEvents);
-      else if (firstEvents.length > MAX_SEPARATE_PARTS) ok = ctx.res.write(join(firstEvents));
-      else for (const part of firstEvents) ok = ctx.res.write(part) && ok;
+      ok = ctx.res.write(firstEvents);
     });
     if (ctx.firstByteMs === null) ctx.firstByteMs = Math.round(ctx.elapsedMs() * 100) / 100;
     if (!ctx.streamOpened) {
       ctx.streamOpened = true;
       openStreams.count += 1;
     }
-    if (firstEvents.length > 0 && ctx.firstEventMs === null) ctx.firstEventMs = ctx.elapsedMs();
+    if (firstEvents !== '' && ctx.firstEventMs === null) ctx.firstEventMs = ctx.elapsedMs();
     return ok;
   }
 
