@@ -63,6 +63,8 @@ export class RedisLimiter implements Limiter {
    * be reached within the connect timeout, at once: decisions are local until it can.
    */
   static async open(redis: RedisConfig, options: RedisLimiterOptions): Promise<RedisLimiter> {
+    // Under load the calls of many requests then share one socket write: a write per call took
+    // 12 % of the process's CPU with the Redis limiter on.
     const client = createRedisClient(redis, { name: 'munja-limiter', autoPipelining: true });
     const limiter = new RedisLimiter(client, options);
     await client.connect().catch(() => {}); // ioredis keeps reconnecting with backoff
