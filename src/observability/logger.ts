@@ -1,9 +1,13 @@
 // pino JSON logs on an asynchronous destination (writes batched off the request path).
 // Secrets are redacted wherever they could appear.
 import pino, { type Logger } from 'pino';
+import sonicBoom from 'sonic-boom';
 import type { LogLevel } from '../config/config-types.ts';
 
 export type { Logger };
+
+// The package is CommonJS (module.exports = the class); its types describe an ES module.
+const SonicBoom = sonicBoom as unknown as typeof sonicBoom.SonicBoom;
 
 export const REDACT_PATHS = [
   'authorization',
@@ -38,6 +42,9 @@ export interface LoggerHandle {
 // (each write wakes a thread-pool thread); nginx buffers its access log by 64k as well.
 const BATCH_BYTES = 64 * 1024;
 const FLUSH_EVERY_MS = 100;
+// What waits for a slow or failing destination is bounded; lines beyond it are dropped (about two
+// seconds of request lines at 30k req/s).
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export function createLogger(level: LogLevel, destination: number | NodeJS.WritableStream = 1): LoggerHandle {
   const base = { pid: process.pid };
@@ -48,18 +55,44 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
   // Buffer mode batches lines as a list of buffers. The default (utf8) mode appends each line to
   // one growing string and measures that string's byte length on every write, which copies the
   // whole batch per line: ~4 KB of garbage per request line with 8 KiB batches.
-  const stream = pino.destination({ dest: destination, sync: false, minLength: BATCH_BYTES, maxWrite: BATCH_BYTES * 2, contentMode: 'buffer' });
+  // sonic-boom is pino's own destination; version 5 is used directly because 4 (pino's) retries a
+  // failed synchronous flush forever, which would hang a shutdown on a full disk.
+  const stream = new SonicBoom({
+    dest: destination,
+    sync: false,
+    minLength: BATCH_BYTES,
+    maxWrite: BATCH_BYTES * 2,
+    maxLength: MAX_BUFFERED_BYTES,
+    contentMode: 'buffer',
+  });
   const writeBuffer = stream.write.bind(stream) as unknown as (data: Buffer) => boolean; // typed for strings only
-  const lines: pino.DestinationStream = { write: (line) => { writeBuffer(Buffer.from(line)); } };
+  let unflushed = false;
+  const lines: pino.DestinationStream = { write: (line) => { unflushed = true; writeBuffer(Buffer.from(line)); } };
   let ready = false;
   stream.once('ready', () => { ready = true; });
-  setInterval(() => { if (ready) stream.flush(); }, FLUSH_EVERY_MS).unref();
+  // A destination that fails (its reader gone, a full disk) or falls behind costs lines, not the
+  // gateway: serving goes on, and stderr says so once rather than once per line.
+  let reportedLoss = false;
+  const reportLoss = (reason: string) => {
+    if (reportedLoss) return;
+    reportedLoss = true;
+    process.stderr.write(`munja: log lines are being lost: ${reason}\n`);
+  };
+  stream.on('error', (error: Error) => reportLoss(error.message));
+  stream.on('drop', () => reportLoss(`the log destination is ${MAX_BUFFERED_BYTES / 1024 / 1024} MiB behind`));
+  // Only when something was logged: an idle gateway makes no empty writes.
+  setInterval(() => {
+    if (!ready || !unflushed) return;
+    unflushed = false;
+    stream.flush();
+  }, FLUSH_EVERY_MS).unref();
   return {
     logger: pino(options, lines),
     requestLogger: pino({ level, base }, lines),
     // flushSync before 'ready' throws (sonic-boom has no fd yet; nothing is buffered then), and
     // it throws EPIPE when whoever read our stdout is gone: neither may stop a shutdown.
     flush: () => {
+      unflushed = false;
       if (!ready) return;
       try {
         stream.flushSync();
@@ -69,3 +102,4 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
     },
   };
 }
+

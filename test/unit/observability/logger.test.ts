@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/observability/logger.ts';
 
 function capture() {
@@ -40,6 +40,27 @@ describe('logger', () => {
     } finally {
       closeSync(fd);
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps running when its destination fails, says so once, and holds at most 16 MiB of lines', async () => {
+    const fd = openSync('/dev/full', 'w'); // every write fails with ENOSPC
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const { logger, flush } = createLogger('info', fd);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const buffersBefore = process.memoryUsage().arrayBuffers;
+      const padding = 'x'.repeat(1000);
+      for (let i = 0; i < 64 * 1024; i += 1) logger.info({ i, padding }, 'line'); // ~64 MiB
+      const held = process.memoryUsage().arrayBuffers - buffersBefore;
+      await new Promise((resolve) => setTimeout(resolve, 250)); // failed writes and timed flushes
+      flush();
+      expect(held).toBeLessThan(32 * 1024 * 1024);
+      const reports = stderr.mock.calls.map(([text]) => String(text)).filter((text) => text.includes('log lines are being lost'));
+      expect(reports).toHaveLength(1);
+    } finally {
+      stderr.mockRestore();
+      closeSync(fd);
     }
   });
 });
