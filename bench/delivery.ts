@@ -1,8 +1,10 @@
 // Stream delivery: does a proxy pass each SSE chunk on as it comes, or hold it? The mock writes
 // paced chunks whose content is the CLOCK_MONOTONIC time they were written; the client (this
 // process, same clock) takes the time each one arrives. Also the time from sending the request to
-// the first bytes of the event stream.
+// the first bytes of the event stream. And the proxy's CPU per stream: its chunks come one by one,
+// as a model server's tokens do, so each costs the proxy a read and a send whatever the load.
 import { HttpConnection, requestBytes } from './http-connection.ts';
+import { cpuNanoseconds, processTree } from './proc-stats.ts';
 import { STAMP_CHUNKS, STAMP_PACE_MS } from './mock/models.ts';
 import { nowMs } from './paced-load.ts';
 import { type Percentiles, Samples } from './samples.ts';
@@ -17,6 +19,8 @@ export interface DeliveryResult {
   readonly deliveryMs: Percentiles;
   /** From sending the request to the first bytes of the event stream. */
   readonly firstEventMs: Percentiles;
+  /** The proxy's CPU (all its processes and threads) per stream; NaN for `direct`. */
+  readonly proxyCpuMsPerStream: number;
 }
 
 const STAMP = /"content":"t(\d+)"/g;
@@ -68,6 +72,9 @@ export async function runDelivery(target: Target, options: { seconds: number; co
   const firstEvent = new Samples();
   let streams = 0;
   let failedStreams = 0;
+  const pids = target.pids.flatMap(processTree);
+  const proxyCpu = () => pids.reduce((sum, pid) => sum + cpuNanoseconds(pid), 0);
+  const cpuBefore = proxyCpu();
   const deadline = nowMs() + options.seconds * 1000;
   const worker = async () => {
     let connection: HttpConnection | undefined;
@@ -85,6 +92,8 @@ export async function runDelivery(target: Target, options: { seconds: number; co
     }
     connection?.destroy();
   };
+  // Every stream started before the deadline runs to its end, so the CPU read here is theirs alone.
   await Promise.all(Array.from({ length: options.concurrency }, worker));
-  return { target, streams, failedStreams, deliveryMs: delivery.percentiles(), firstEventMs: firstEvent.percentiles() };
+  const proxyCpuMsPerStream = pids.length === 0 || streams === 0 ? Number.NaN : (proxyCpu() - cpuBefore) / 1e6 / streams;
+  return { target, streams, failedStreams, deliveryMs: delivery.percentiles(), firstEventMs: firstEvent.percentiles(), proxyCpuMsPerStream };
 }

@@ -22,6 +22,21 @@ export function cpuTicks(pid: number): number {
   }
 }
 
+/**
+ * CPU time of the whole process in nanoseconds, from each thread's schedstat: clock ticks (10 ms)
+ * are too coarse for a run in which a proxy uses only tens of milliseconds. NaN once it is gone.
+ */
+export function cpuNanoseconds(pid: number): number {
+  const tasks = safeReaddir(`/proc/${pid}/task`);
+  if (tasks.length === 0) return Number.NaN;
+  let sum = 0;
+  for (const task of tasks) {
+    const onCpu = Number(readText(`/proc/${pid}/task/${task}/schedstat`).split(' ')[0]);
+    if (Number.isFinite(onCpu)) sum += onCpu; // a thread that ended meanwhile reads as ''
+  }
+  return sum;
+}
+
 /** VmRSS in bytes, or NaN once the process is gone. */
 export function rssBytes(pid: number): number {
   try {

@@ -1,6 +1,6 @@
 // The report's detail tables (every figure behind the headline) and the list of problems seen.
 import { type ClosedLoopResult, cpuPerRequestUs } from './closed-loop.ts';
-import { fixed, mib, ms, percent, table, thousands } from './format.ts';
+import { fixed, mib, ms, percent, ratio, table, thousands } from './format.ts';
 import { AFTER_CLOSE_SECONDS, type ManyStreamsResult } from './many-streams.ts';
 import type { PacedResult } from './paced-load.ts';
 import type { Results } from './report.ts';
@@ -37,10 +37,13 @@ export function deliveryTable(results: Results): string {
   const runs = results.targets.filter((run) => run.delivery !== undefined);
   if (runs.length === 0) return 'Not run.';
   return table(
-    ['target', 'streams', 'failed', 'chunk delivery p50 ms', 'p99 ms', 'max ms', 'request → first event p50 ms', 'p99 ms'],
+    ['target', 'streams', 'failed', 'chunk delivery p50 ms', 'p99 ms', 'max ms', 'request → first event p50 ms', 'p99 ms', 'proxy CPU per stream ms'],
     runs.map((run) => {
       const delivery = run.delivery!;
-      return [run.label, String(delivery.streams), String(delivery.failedStreams), ms(delivery.deliveryMs.p50), ms(delivery.deliveryMs.p99), ms(delivery.deliveryMs.max), ms(delivery.firstEventMs.p50), ms(delivery.firstEventMs.p99)];
+      const cpu = delivery.proxyCpuMsPerStream;
+      const nginx = results.targets.find((other) => other.name === 'nginx')?.delivery?.proxyCpuMsPerStream;
+      const cpuText = Number.isNaN(cpu) ? '—' : `${ms(cpu)}${nginx !== undefined && run.name !== 'nginx' ? ` (${ratio(cpu / nginx)} nginx)` : ''}`;
+      return [run.label, String(delivery.streams), String(delivery.failedStreams), ms(delivery.deliveryMs.p50), ms(delivery.deliveryMs.p99), ms(delivery.deliveryMs.max), ms(delivery.firstEventMs.p50), ms(delivery.firstEventMs.p99), cpuText];
     }),
   );
 }

@@ -23,7 +23,14 @@ export const READING_NOTES = `## How to read this
 - **Stream delivery**: the mock writes a chunk every 10 ms whose content is the monotonic clock at the
   write; the client reads the same clock when the chunk arrives (same machine, same clock), so the
   difference is how long the chunk spent in the proxy (plus loopback). "first event" is from sending
-  the request to the first bytes of the event stream.
+  the request to the first bytes of the event stream. "proxy CPU per stream" is the proxy's CPU time
+  (every thread's, in nanoseconds from \`/proc/<pid>/task/*/schedstat\`) over the run, divided by
+  its streams of 100 chunks; every stream begun runs to its end inside the measured time.
+- **Two measures of CPU per stream.** In the closed-loop stream run the mock is the limit (CPU 0 at
+  100 %), and a proxy with time to spare finds several chunks waiting per read, or one, depending on
+  timing it does not control: the same build has measured anything from 0.5 to 1.15 ms there. In
+  the delivery run the chunks come 10 ms apart, so each costs every proxy one read and one send, as
+  a model server's tokens do: a figure that depends on the proxy alone.
 - **Noise**: machines are shared, and this one is a virtual machine whose host takes its CPUs away
   now and then ("CPU stolen", from the steal column of \`/proc/stat\`). A stolen slice stalls
   whatever was running, mock and generator included, for milliseconds, which shows in the p99 and

@@ -2,7 +2,7 @@
 // the public ids Munja's bench config gives each of them. Peers without a model catalogue
 // (nginx, the Portkey gateway) and the direct baseline send the mock's string itself.
 export const STREAM_CHUNKS = 100;
-export const STAMP_CHUNKS = 50;
+export const STAMP_CHUNKS = 100;
 export const STAMP_PACE_MS = 10;
 
 export const MOCK_MODELS = {
