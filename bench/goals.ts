@@ -74,13 +74,6 @@ export function goals(results: Results): Goal[] {
   const streamRatio = munja && nginx ? munja.cpuPerStreamMs / nginx.cpuPerStreamMs : undefined;
   list.push({ goal: 'CPU per 100-chunk stream ≤ 1.2× nginx', measured: streamRatio === undefined ? 'nginx not measured' : `${ms(munja!.cpuPerStreamMs)} ms vs ${ms(nginx!.cpuPerStreamMs)} ms = ${ratio(streamRatio)}`, verdict: judge(streamRatio === undefined ? undefined : streamRatio <= 1.2) });
   const delivery = byName(results, 'munja')?.delivery;
-  const nginxDelivery = byName(results, 'nginx')?.delivery;
-  const pacedStreamRatio = delivery && nginxDelivery ? delivery.proxyCpuMsPerStream / nginxDelivery.proxyCpuMsPerStream : undefined;
-  list.push({
-    goal: '… the same with the chunks paced 10 ms apart (each one read and one send, as tokens arrive from a model server)',
-    measured: pacedStreamRatio === undefined ? 'nginx not measured' : `${ms(delivery!.proxyCpuMsPerStream)} ms vs ${ms(nginxDelivery!.proxyCpuMsPerStream)} ms = ${ratio(pacedStreamRatio)}`,
-    verdict: judge(pacedStreamRatio === undefined || Number.isNaN(pacedStreamRatio) ? undefined : pacedStreamRatio <= 1.2),
-  });
   list.push({
     goal: 'Paced upstream chunks reach the client within 1 ms (p99)',
     measured: delivery === undefined ? 'not run' : `p50 ${ms(delivery.deliveryMs.p50)} ms, p99 ${ms(delivery.deliveryMs.p99)} ms, max ${ms(delivery.deliveryMs.max)} ms`,
