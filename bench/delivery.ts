@@ -4,9 +4,9 @@
 // the first bytes of the event stream. And the proxy's CPU per stream: its chunks come one by one,
 // as a model server's tokens do, so each costs the proxy a read and a send whatever the load.
 import { HttpConnection, requestBytes } from './http-connection.ts';
-import { cpuNanoseconds, processTree } from './proc-stats.ts';
 import { STAMP_CHUNKS, STAMP_PACE_MS } from './mock/models.ts';
 import { nowMs } from './paced-load.ts';
+import { cpuNanoseconds, processTree } from './proc-stats.ts';
 import { type Percentiles, Samples } from './samples.ts';
 import { chatRequest, type Target } from './scenarios/index.ts';
 

@@ -102,4 +102,3 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
     },
   };
 }
-
