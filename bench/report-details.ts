@@ -1,6 +1,7 @@
 // The report's detail tables (every figure behind the headline) and the list of problems seen.
 import { type ClosedLoopResult, cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, mib, ms, percent, ratio, table, thousands } from './format.ts';
+import { byName } from './goals.ts';
 import { AFTER_CLOSE_SECONDS, type ManyStreamsResult } from './many-streams.ts';
 import type { PacedResult } from './paced-load.ts';
 import type { Results } from './report.ts';
@@ -41,7 +42,7 @@ export function deliveryTable(results: Results): string {
     runs.map((run) => {
       const delivery = run.delivery!;
       const cpu = delivery.proxyCpuMsPerStream;
-      const nginx = results.targets.find((other) => other.name === 'nginx')?.delivery?.proxyCpuMsPerStream;
+      const nginx = byName(results, 'nginx')?.delivery?.proxyCpuMsPerStream;
       const cpuText = Number.isNaN(cpu) ? '—' : `${ms(cpu)}${nginx !== undefined && run.name !== 'nginx' ? ` (${ratio(cpu / nginx)} nginx)` : ''}`;
       return [run.label, String(delivery.streams), String(delivery.failedStreams), ms(delivery.deliveryMs.p50), ms(delivery.deliveryMs.p99), ms(delivery.deliveryMs.max), ms(delivery.firstEventMs.p50), ms(delivery.firstEventMs.p99), cpuText];
     }),

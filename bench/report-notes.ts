@@ -28,11 +28,10 @@ export const READING_NOTES = `## How to read this
   its streams of 100 chunks; every stream begun runs to its end inside the measured time.
 - **CPU per stream, two ways, neither steady here.** In the closed-loop stream run the mock is the
   limit (CPU 0 at 100 %), and a proxy with time to spare finds one chunk or several waiting per read,
-  depending on timing it does not control: one Munja build measured 0.5 to 1.15 ms per stream there.
-  In the delivery run each chunk costs a read and a send, but the proxy's CPU sits idle between them,
-  and on this virtual machine what a wake-up costs varies from run to run: nginx measured 2.4 and
-  12.4 ms per paced stream in two runs an hour apart. The targets table judges the closed-loop figure;
-  compare either only within one run.
+  depending on timing it does not control. In the delivery run each chunk costs a read and a send,
+  but the proxy's CPU sits idle between them, and on a virtual machine what a wake-up costs varies
+  from run to run. Both figures move between runs by more than the proxies differ: the targets table
+  judges the closed-loop one; compare either only within one run.
 - **Noise**: machines are shared, and this one is a virtual machine whose host takes its CPUs away
   now and then ("CPU stolen", from the steal column of \`/proc/stat\`). A stolen slice stalls
   whatever was running, mock and generator included, for milliseconds, which shows in the p99 and
