@@ -1,8 +1,6 @@
 // Process entry for `munja serve`: settings, logger, then either one process serving the port or
 // a primary with several workers (node:cluster), first-start key, signals.
 import cluster from 'node:cluster';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { startApp } from './app.ts';
 import { createFirstKey, firstKeyBanner } from './auth/first-start.ts';
 import type { CliIo } from './cli/cli-io.ts';
@@ -119,32 +117,22 @@ function reloadTls(app: { reloadTls(): void }, logger: Logger): void {
 }
 
 async function servePrimary({ config, io, logger, flush }: Process): Promise<number> {
-  // Workers must agree on one port, so a port of 0 is resolved here once.
-  const port = config.port === 0 ? await freePort(config.host) : config.port;
   const store = await openStore(config);
   const firstKey = await createFirstKey(store).finally(() => store.close());
-  if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, baseUrl(config, port)));
   // The primary serves GET /metrics: the sum of what every worker reports.
   const metrics = config.metrics === null ? null : await startMetricsServer(config.metrics, renderCluster(), logger);
   const exitCode = await runPrimary({
     workers: config.workers,
     logger,
     shutdownGraceMs: config.drainDelayMs + config.shutdownGraceMs,
-    env: { PORT: String(port) },
+    port: config.port,
     forwardSighup: config.tls !== null,
-    onAllReady: () => logger.info(readyLine(config, port, metrics?.port ?? null), 'ready'),
+    onAllReady: (port) => {
+      if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, baseUrl(config, port)));
+      logger.info(readyLine(config, port, metrics?.port ?? null), 'ready');
+    },
   });
   await metrics?.close();
   flush();
   return exitCode;
-}
-
-async function freePort(host: string): Promise<number> {
-  const server = createServer();
-  server.listen(0, host);
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }

@@ -76,9 +76,9 @@ export class HttpServer {
         this.#listenSocket = socket;
         this.#host = host;
         this.#port = uws.us_socket_local_port(socket as never);
-        // A port the kernel picked (port 0) cannot be shared through SO_REUSEPORT, which a reload
-        // needs: bind it again by number at once.
-        if (port === 0 && this.#options.tls) {
+        // A port the kernel picked (port 0) cannot be shared through SO_REUSEPORT, which a TLS
+        // reload and the other cluster workers need: bind it again by number at once.
+        if (port === 0) {
           uws.us_listen_socket_close(socket);
           this.#listenSocket = null;
           this.#app.listen(host, this.#port, (again) => {

@@ -9,12 +9,16 @@ export interface PrimaryOptions {
   readonly logger: Logger;
   /** How long a worker's drain may take (its delay and grace) before it is killed. */
   readonly shutdownGraceMs: number;
-  /** Environment for the workers (e.g. the port chosen by the primary). */
-  readonly env: Readonly<Record<string, string>>;
+  /**
+   * The port every worker serves. With 0, the first worker lets the kernel choose one and the
+   * others join it once it is listening: a port picked and released by the primary could be taken
+   * by any outgoing connection before the workers bind it.
+   */
+  readonly port: number;
   /** Pass SIGHUP on to every worker (each re-reads its TLS certificate). */
   readonly forwardSighup?: boolean;
-  /** Called once, when every first-generation worker is serving. */
-  readonly onAllReady: () => void;
+  /** Called once, when every first-generation worker is serving on `port`. */
+  readonly onAllReady: (port: number) => void;
 }
 
 // A worker that dies this soon after starting is crash-looping: restart it more slowly.
@@ -27,17 +31,25 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   let restartDelayMs = 0;
   const startedAt = new Map<Worker, number>();
 
+  let port = options.port;
   let waitingForReady = options.workers;
   const fork = () => {
-    const worker = cluster.fork(options.env);
+    const worker = cluster.fork({ PORT: String(port) });
     startedAt.set(worker, Date.now());
-    worker.on('message', (message: { type?: string }) => {
+    worker.on('message', (message: { type?: string; port?: number }) => {
       if (message?.type !== 'munja:ready') return;
       logger.info({ workerPid: worker.process.pid }, 'worker ready');
+      if (port === 0 && typeof message.port === 'number') {
+        port = message.port;
+        forkTheRest();
+      }
       if (waitingForReady === 0) return;
       waitingForReady -= 1;
-      if (waitingForReady === 0) options.onAllReady();
+      if (waitingForReady === 0) options.onAllReady(port);
     });
+  };
+  const forkTheRest = () => {
+    for (let i = 1; i < options.workers; i++) fork();
   };
 
   return new Promise((resolve) => {
@@ -74,6 +86,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       });
     }
 
-    for (let i = 0; i < options.workers; i++) fork();
+    fork();
+    if (port !== 0) forkTheRest();
   });
 }

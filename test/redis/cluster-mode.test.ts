@@ -46,6 +46,8 @@ describe('cluster mode', () => {
     const server = await startServeProcess(env);
     const key = /^\s+(sk_munja_\w+)$/m.exec(server.stdout())?.[1];
     expect(key).toBeDefined();
+    // PORT=0: the first worker chose the port, the second joined it, and the banner names it.
+    expect(server.stdout()).toContain(`http://127.0.0.1:${server.port}`);
     const chat = () => fetch(`http://127.0.0.1:${server.port}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
