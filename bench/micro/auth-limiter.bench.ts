@@ -1,7 +1,7 @@
 // Micro-benchmarks of the per-request calls that touch state: authenticating a key that is in the
 // cache (the common case), and one limiter decision plus its settlement, in memory and against a
-// private redis-server (one EVALSHA each way over loopback, alone and 50 at once; skipped when
-// redis-server is missing).
+// private redis-server (over loopback, alone and 50 at once: the 50 share their calls; skipped
+// when redis-server is missing).
 // Run: node bench/micro/auth-limiter.bench.ts   (about 15 s; prints a markdown table)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';

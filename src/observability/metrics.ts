@@ -249,7 +249,7 @@ export class GatewayMetrics {
       return source !== undefined && 'metrics' in source ? source.metrics : null;
     };
     const counters = [
-      new ReadCounter('munja_limiter_backend_errors_total', 'Redis limiter calls that failed or missed their deadline.', () => limiter()?.backendErrors ?? null),
+      new ReadCounter('munja_limiter_backend_errors_total', 'Redis limiter operations whose call failed or missed its deadline.', () => limiter()?.backendErrors ?? null),
       new ReadCounter('munja_limiter_local_decisions_total', 'Rate-limit decisions taken locally (fallback) because Redis could not answer.', () => limiter()?.localDecisions ?? null),
       new ReadCounter('munja_limiter_failed_closed_total', 'Requests refused with 503 limiter_unavailable while Redis could not answer.', () => limiter()?.failedClosed ?? null),
       new ReadCounter('munja_upstream_retries_total', 'Second attempts sent to an upstream after a failure before the response started.', () => sources().retryBudget?.spent ?? null),

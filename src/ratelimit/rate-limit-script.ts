@@ -1,16 +1,31 @@
 // token-bucket.lua as an ioredis command: sent by EVALSHA (ioredis loads it on each connection's
 // first use and again after NOSCRIPT, e.g. after SCRIPT FLUSH, a restart or a Cluster failover),
 // with its keys and arguments built and its reply parsed here.
+//
+// Operations are batched: those asked for during one turn of the event loop go out at its end as
+// one call (one per account on a Redis Cluster, whose calls must stay in one slot). Under load a
+// call then carries the decisions and settlements of many requests, and the per-call cost (the
+// command, its deadline timer, the reply's parsing, Redis's own dispatch) is paid once for all.
 import { readFileSync } from 'node:fs';
 import type { RedisClient } from '../store/redis-connection.ts';
 import type { LimitPolicy } from './limit-policy.ts';
 import { LIMIT_NAMES, type RawDecision, type ScopeIds } from './limiter-model.ts';
 
 const LUA = readFileSync(new URL('./token-bucket.lua', import.meta.url), 'utf8');
-const COMMAND = 'munjaRateLimitV1';
+const COMMAND = 'munjaRateLimitV2';
+/** Operations per call at most: bounds how long one call holds Redis (a few µs each). */
+export const MAX_BATCH = 64;
 
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;
+type Op = 'acquire' | 'settle' | 'renew';
+
+interface Pending {
+  readonly keys: readonly Arg[];
+  readonly args: readonly Arg[];
+  readonly resolve: (reply: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 /**
  * Every key of a request lives under `{accountId}`: the account's buckets must share a Cluster slot
@@ -23,11 +38,16 @@ export function limiterKeys(ids: ScopeIds): [string, string, string] {
 
 export class RateLimitScript {
   readonly #run: ScriptCommand;
+  /** Batches by account (Redis Cluster) or all in one. */
+  readonly #perAccount: boolean;
+  readonly #batches = new Map<string, Pending[]>();
+  #flushScheduled = false;
 
   constructor(client: RedisClient) {
-    if (!(COMMAND in client)) client.defineCommand(COMMAND, { numberOfKeys: 3, lua: LUA });
+    if (!(COMMAND in client)) client.defineCommand(COMMAND, { lua: LUA });
     const command = (client as unknown as Record<string, ScriptCommand>)[COMMAND];
     this.#run = (...args) => command!.apply(client, args);
+    this.#perAccount = client.isCluster;
   }
 
   /** `now` is for tests only (a driven clock); production leaves the time to Redis. */
@@ -45,14 +65,47 @@ export class RateLimitScript {
     return Number(await this.#call('renew', ids, policy, 0, slotId, leaseMs, now));
   }
 
-  #call(op: string, ids: ScopeIds, policy: LimitPolicy, tokens: number, slotId: string, leaseMs: number, now: number | undefined): Promise<unknown> {
+  #call(op: Op, ids: ScopeIds, policy: LimitPolicy, tokens: number, slotId: string, leaseMs: number, now: number | undefined): Promise<unknown> {
     const { key, account, concurrency } = policy;
-    return this.#run(
-      ...limiterKeys(ids),
-      op, now === undefined ? '' : String(now),
-      key.rpm, key.tpm, concurrency, account?.rpm ?? 0, account?.tpm ?? 0,
-      tokens, slotId, leaseMs,
-    );
+    const args = [op, now === undefined ? '' : String(now), key.rpm, key.tpm, concurrency, account?.rpm ?? 0, account?.tpm ?? 0, tokens, slotId, leaseMs];
+    const group = this.#perAccount ? ids.accountId : '';
+    return new Promise((resolve, reject) => {
+      let batch = this.#batches.get(group);
+      if (batch === undefined) this.#batches.set(group, (batch = []));
+      batch.push({ keys: limiterKeys(ids), args, resolve, reject });
+      if (batch.length >= MAX_BATCH) {
+        this.#batches.delete(group);
+        this.#send(batch);
+      } else if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#flush);
+      }
+    });
+  }
+
+  readonly #flush = (): void => {
+    this.#flushScheduled = false;
+    for (const batch of this.#batches.values()) this.#send(batch);
+    this.#batches.clear();
+  };
+
+  #send(batch: readonly Pending[]): void {
+    const keys = batch.flatMap((pending) => pending.keys);
+    const args = batch.flatMap((pending) => pending.args);
+    this.#run(keys.length, ...keys, ...args).then((replies) => {
+      if (!Array.isArray(replies) || replies.length !== batch.length) {
+        const error = new Error(`${COMMAND}: unexpected reply`);
+        for (const pending of batch) pending.reject(error);
+        return;
+      }
+      for (let index = 0; index < batch.length; index++) {
+        const reply: unknown = replies[index];
+        if (reply instanceof Error) batch[index]!.reject(reply);
+        else batch[index]!.resolve(reply);
+      }
+    }, (error: unknown) => {
+      for (const pending of batch) pending.reject(error);
+    });
   }
 }
 

@@ -1,5 +1,6 @@
-// The fleet's limiter: one EVALSHA of token-bucket.lua per decision and one per settlement, on a
-// connection whose every call has a short deadline and no offline queue. While Redis cannot
+// The fleet's limiter: token-bucket.lua decides and settles (the decisions and settlements of one
+// turn of the event loop share one EVALSHA), on a connection whose every call has a short deadline
+// and no offline queue. While Redis cannot
 // answer, decisions fall back to this instance's local share of each limit (or 503 for subjects
 // that fail closed); normal limiting resumes by itself once Redis answers again.
 import { randomBytes } from 'node:crypto';
@@ -26,7 +27,7 @@ export interface RedisLimiterOptions {
 }
 
 export interface LimiterMetrics {
-  /** Redis calls that failed or missed their deadline (ratelimit_backend_errors_total). */
+  /** Operations whose Redis call failed or missed its deadline (ratelimit_backend_errors_total). */
   readonly backendErrors: number;
   /** Decisions taken by the local share because Redis could not answer. */
   readonly localDecisions: number;
@@ -63,9 +64,9 @@ export class RedisLimiter implements Limiter {
    * be reached within the connect timeout, at once: decisions are local until it can.
    */
   static async open(redis: RedisConfig, options: RedisLimiterOptions): Promise<RedisLimiter> {
-    // Under load the calls of many requests then share one socket write: a write per call took
-    // 12 % of the process's CPU with the Redis limiter on.
-    const client = createRedisClient(redis, { name: 'munja-limiter', autoPipelining: true });
+    // No auto-pipelining: RateLimitScript batches its own calls at the end of each turn of the
+    // event loop, and ioredis's pipeline would hold each batch back for one more turn.
+    const client = createRedisClient(redis, { name: 'munja-limiter' });
     const limiter = new RedisLimiter(client, options);
     await client.connect().catch(() => {}); // ioredis keeps reconnecting with backoff
     return limiter;

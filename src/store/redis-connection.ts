@@ -14,8 +14,6 @@ export interface RedisClientOptions {
   readonly onError?: (error: Error) => void;
   /** connectRedis: how long to keep trying while Redis is not up yet (default 10 s). */
   readonly startupBudgetMs?: number;
-  /** Commands issued in one turn of the event loop go out in one write (ioredis auto-pipelining). */
-  readonly autoPipelining?: boolean;
 }
 
 const RECONNECT_BASE_MS = 50;
@@ -36,7 +34,6 @@ export function createRedisClient(config: RedisConfig, options: RedisClientOptio
     // 0: commands in flight when a connection drops fail at once instead of waiting for a reconnect.
     maxRetriesPerRequest: 0,
     connectionName: options.name ?? 'munja',
-    enableAutoPipelining: options.autoPipelining === true,
   } satisfies RedisOptions;
   const client = build();
   client.on('error', options.onError ?? (() => {}));
@@ -66,7 +63,6 @@ export function createRedisClient(config: RedisConfig, options: RedisClientOptio
       case 'cluster': {
         const cluster: ClusterOptions = {
           enableOfflineQueue: false,
-          enableAutoPipelining: perConnection.enableAutoPipelining,
           lazyConnect: true,
           clusterRetryStrategy: reconnectDelay,
           clusterNodeRetryStrategy: reconnectDelay,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRandom } from '../../../src/engine/prng.ts';
 import type { LimitPolicy } from '../../../src/ratelimit/limit-policy.ts';
 import { LimiterModel, type ScopeIds } from '../../../src/ratelimit/limiter-model.ts';
-import { RateLimitScript, limiterKeys } from '../../../src/ratelimit/rate-limit-script.ts';
+import { MAX_BATCH, RateLimitScript, limiterKeys } from '../../../src/ratelimit/rate-limit-script.ts';
 import { startRedis, type TestRedis } from '../../helpers/redis-server.ts';
 
 let redis: TestRedis;
@@ -124,6 +124,70 @@ describe('token-bucket.lua against the reference model', () => {
         await expectSameState(ids, model, `seed ${seed}, step ${step}`);
       }
     }
+  });
+
+  it('runs operations asked for in one turn as one call, each as if made one after the other', async () => {
+    const evalshaCalls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+    const seen = new Set<string>();
+    for (let seed = 2001; seed <= 2040; seed += 1) {
+      const next = createRandom(seed);
+      // Two keys of one account and a key of another, each with its own random policy.
+      const subjects = [
+        { ids: { keyId: `key_batch${seed}a`, accountId: `acct_batch${seed}` }, policy: randomPolicy(next) },
+        { ids: { keyId: `key_batch${seed}b`, accountId: `acct_batch${seed}` }, policy: randomPolicy(next) },
+        { ids: { keyId: `key_batch${seed}c`, accountId: `acct_batch${seed}x` }, policy: randomPolicy(next) },
+      ];
+      const model = new LimiterModel();
+      let now = 1_760_000_000_000 + next() * 1_000_000;
+      const issued: { subject: (typeof subjects)[number]; id: string; reserved: number }[] = [];
+      const expected: unknown[] = [];
+      const replies: Promise<unknown>[] = [];
+      const before = await evalshaCalls();
+      for (let step = 0; step < 30; step += 1) {
+        now += timeStep(next);
+        const pick = next();
+        if (pick < 0.6 || issued.length === 0) {
+          const subject = subjects[Math.floor(next() * subjects.length)]!;
+          const tokens = Math.floor(next() * subject.policy.key.tpm * 0.6);
+          const slot = { id: `b${step}`, ttlMs: 50 + Math.floor(next() * 60_000) };
+          expected.push(model.acquire(subject.ids, subject.policy, tokens, slot, now));
+          replies.push(script.acquire(subject.ids, subject.policy, tokens, slot.id, slot.ttlMs, now));
+          issued.push({ subject, id: slot.id, reserved: tokens });
+        } else if (pick < 0.85) {
+          // Settling a slot asked for earlier in the same batch, or refused: both as the model does.
+          const [lease] = issued.splice(Math.floor(next() * issued.length), 1);
+          const { ids, policy } = lease!.subject;
+          const refund = lease!.reserved - Math.floor(next() * 2 * lease!.reserved);
+          model.settle(ids, policy, refund, lease!.id, now);
+          expected.push(now);
+          replies.push(script.settle(ids, policy, refund, lease!.id, now));
+        } else {
+          const lease = issued[Math.floor(next() * issued.length)]!;
+          const ttlMs = 50 + Math.floor(next() * 60_000);
+          model.renew(lease.subject.ids.keyId, lease.id, ttlMs, now);
+          expected.push(now);
+          replies.push(script.renew(lease.subject.ids, lease.subject.policy, lease.id, ttlMs, now));
+        }
+      }
+      expect(await Promise.all(replies), `seed ${seed}`).toEqual(expected);
+      expect(await evalshaCalls() - before, `seed ${seed}`).toBe(1);
+      for (const subject of subjects) await expectSameState(subject.ids, model, `seed ${seed}, ${subject.ids.keyId}`);
+      for (const reply of expected) if (typeof reply === 'object') seen.add((reply as { limitedBy: string | null }).limitedBy ?? 'allowed');
+    }
+    expect(seen).toContain('allowed');
+    expect(seen.size).toBeGreaterThan(3);
+  });
+
+  it(`splits a turn's operations into calls of at most ${MAX_BATCH}`, async () => {
+    const ids = { keyId: 'key_split', accountId: 'acct_split' };
+    const policy: LimitPolicy = { key: { rpm: 1_000, tpm: 1_000_000 }, account: null, concurrency: 0, failClosed: false };
+    const before = Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+    const count = 2 * MAX_BATCH + 10;
+    const decisions = await Promise.all(Array.from({ length: count }, (_, index) => script.acquire(ids, policy, 1, `x${index}`, 1_000, 1_760_000_000_000)));
+    const after = Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+    expect(after - before).toBe(3);
+    // One after the other: the request bucket went down by one per decision, in order.
+    expect(decisions.map((decision) => decision.key.requests)).toEqual(Array.from({ length: count }, (_, index) => 999 - index));
   });
 
   it('counts a slot as gone from the very moment it expires', async () => {
