@@ -5,6 +5,7 @@ import { byName } from './goals.ts';
 import { AFTER_CLOSE_SECONDS, type ManyStreamsResult } from './many-streams.ts';
 import type { PacedResult } from './paced-load.ts';
 import type { Results } from './report.ts';
+import { munjaToNginx, type Round, spreadOf } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
 import { AT_REST_SECONDS, type SoakResult } from './soak.ts';
 
@@ -124,4 +125,29 @@ export function problems(results: Results, info: RunInfo): string[] {
     if (stop.killed || (stop.exit !== 0 && stop.exit !== 'SIGTERM')) lines.push(`- ${stop.name} did not stop cleanly on SIGTERM (exit ${stop.exit})`);
   }
   return lines;
+}
+
+export function roundsTable(rounds: readonly Round[] | undefined): string {
+  if (rounds === undefined || rounds.length === 0) return 'Not run.';
+  const us = (result: ClosedLoopResult | undefined) => (result === undefined ? Number.NaN : cpuPerRequestUs(result));
+  const withRatio = (value: number, nginx: number) => `${fixed(value, 0)}${Number.isFinite(nginx) ? ` (${ratio(value / nginx)})` : ''}`;
+  const rows = rounds.map((round, index) => {
+    const [nginx, floor, munja] = [us(round.nginx), us(round.floor), us(round.munja)];
+    return [String(index + 1), fixed(nginx, 0), withRatio(floor, nginx), withRatio(munja, nginx), fixed(munja - floor, 0), thousands(round.floor.load.requestsPerSecond), thousands(round.munja.load.requestsPerSecond)];
+  });
+  const over = (values: readonly number[], show: (value: number) => string) => {
+    const spread = spreadOf(values);
+    return spread === undefined ? '—' : `${show(spread.median)} (${show(spread.min)}–${show(spread.max)})`;
+  };
+  const whole = (value: number) => fixed(value, 0);
+  rows.push([
+    '**median (range)**',
+    over(rounds.map((round) => us(round.nginx)), whole),
+    over(rounds.map((round) => us(round.floor) / us(round.nginx)), ratio),
+    over(munjaToNginx(rounds), ratio),
+    over(rounds.map((round) => us(round.munja) - us(round.floor)), whole),
+    over(rounds.map((round) => round.floor.load.requestsPerSecond), thousands),
+    over(rounds.map((round) => round.munja.load.requestsPerSecond), thousands),
+  ]);
+  return table(['round', 'nginx CPU µs/req', 'floor relay µs/req (× nginx)', 'Munja µs/req (× nginx)', 'Munja − floor µs/req', 'floor req/s', 'Munja req/s'], rows);
 }

@@ -7,8 +7,9 @@ import type { ManyStreamsResult } from './many-streams.ts';
 import type { PacedResult } from './paced-load.ts';
 import type { TargetRun } from './phases.ts';
 import type { Plot } from './plots.ts';
-import { closedLoopTable, deliveryTable, manyStreamsTable, pacedTable, problems, soakTable } from './report-details.ts';
+import { closedLoopTable, deliveryTable, manyStreamsTable, pacedTable, problems, roundsTable, soakTable } from './report-details.ts';
 import { READING_NOTES } from './report-notes.ts';
+import type { Round } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
 import type { SoakResult } from './soak.ts';
 
@@ -22,6 +23,7 @@ export interface Results {
   workers?: { readonly one: ClosedLoopResult; readonly two: ClosedLoopResult };
   manyStreams?: ManyStreamsResult;
   soak?: SoakResult;
+  rounds?: Round[];
 }
 
 function sideBySide(results: Results): string {
@@ -90,6 +92,12 @@ export function renderReport(results: Results, info: RunInfo, plots: readonly Pl
 ${main}
 
 Non-streaming: ${results.targets.find((run) => run.json)?.json?.load.tool ?? 'wrk'} with ${info.settings.connections} keep-alive connections; the proxy's CPU is all its processes and threads, from \`/proc\` (with the Redis limiter: Munja's alone, not redis-server's). RSS under load: the proxy's peak during the saturation runs. Added latency: the proxy's percentile minus the direct one at the same paced rate, both measured from the scheduled send time.
+
+## Fresh processes, side by side (non-streaming chat, CPU per request)
+
+${roundsTable(results.rounds)}
+
+Each round measures nginx, then a freshly started floor relay, then a freshly started Munja, one after the other on CPU 1, each warmed up as above. The floor relay (\`bench/floor/bare-relay.ts\`) is uWebSockets.js and an undici pool passing the body to the mock and the reply back, with nothing else: no key, parsing, validation, limiter, log or metrics. What it costs, any gateway built on these two libraries pays before doing anything of its own; "Munja − floor" is what Munja's own work adds. On this virtual machine Munja's CPU per request moves by 1.5× or more from one fresh process to the next and from one minute to the next, much more than nginx's: one run per target would make its ratio a matter of chance. The rounds show the spread, and the CPU target below is judged on the median of the rounds' ratios.
 
 ## Targets
 

@@ -4,7 +4,7 @@
 // bench/REPORT.md and the plots in docs/bench/. Every process it starts is stopped by its PID.
 // Peers are installed by bench/setup.sh; a missing one is skipped and the report says so.
 //
-// Settings (env), defaults in brackets; the default run takes about 10 minutes:
+// Settings (env), defaults in brackets; the default run takes about 12 minutes:
 //   BENCH_SECONDS [5]            measured seconds per closed-loop run (saturation, streaming, rejects)
 //   BENCH_WARMUP_SECONDS [1]     warm-up before each closed-loop run
 //   BENCH_TARGET_WARMUP_SECONDS [5]  load each target gets before its first measurement (half JSON, half streams)
@@ -13,17 +13,18 @@
 //   BENCH_PACED_SECONDS [10]     measured seconds per paced rate
 //   BENCH_SWEEP [1,10,50,100,200] connections for the throughput plot; BENCH_SWEEP_SECONDS [2] each
 //   BENCH_DELIVERY_SECONDS [4]   paced, time-stamped streams per target (delivery latency)
+//   BENCH_ROUNDS [5]             rounds of fresh processes side by side: nginx, the floor relay, Munja
 //   BENCH_STREAMS [10000]        concurrent open streams wanted; BENCH_STREAMS_HOLD_SECONDS [5]
 //   BENCH_SOAK_SECONDS [60]      soak length (600 for the 10-minute soak); BENCH_SOAK_CONCURRENCY [50]
 //   BENCH_SKIP                   comma-separated parts to leave out: nginx, portkey, paced, delivery,
-//                                sweep, rejects, redis, workers, streams, soak
+//                                sweep, rounds, rejects, redis, workers, streams, soak
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunContext } from './closed-loop.ts';
 import { runManyStreams } from './many-streams.ts';
-import { startNginx } from './peer/nginx.ts';
+import { type Peer, startNginx } from './peer/nginx.ts';
 import { startPortkey } from './peer/portkey.ts';
 import { closedLoop, measureTarget, paced, say, type TargetRun, warmUp } from './phases.ts';
 import { writePlots } from './plots.ts';
@@ -33,7 +34,8 @@ import { collectVersions, commitDescription, type RunInfo } from './run-info.ts'
 import { renderReport, type Results } from './report.ts';
 import { treeRssBytes } from './resource-watch.ts';
 import { startRedis } from './redis.ts';
-import { chatJson, local, models, reject400, reject401, reject429 } from './scenarios/index.ts';
+import { runRounds } from './rounds.ts';
+import { chatJson, local, models, reject400, reject401, reject429, type Target } from './scenarios/index.ts';
 import { readSettings } from './settings.ts';
 import { runSoak } from './soak.ts';
 import { startMock, startMunja } from './stack.ts';
@@ -80,14 +82,20 @@ async function main(): Promise<void> {
       say(`bench: ${label} skipped: ${why}\n`);
       return { name, label, skipped: why, paced: [], sweep: [] };
     };
+    // nginx keeps running for the rounds below; it is one steady process.
+    let nginx: Peer | undefined;
+    let nginxForRounds: Target | undefined;
     if (settings.skip.has('nginx')) results.targets.push(skippedRun('nginx', 'nginx', 'BENCH_SKIP'));
     else {
-      const nginx = await startNginx(tempDir, mock.port, cpu(PROXY_CPU), 20_000);
-      if (typeof nginx === 'string') results.targets.push(skippedRun('nginx', 'nginx', nginx));
+      const started = await startNginx(tempDir, mock.port, cpu(PROXY_CPU), 20_000);
+      if (typeof started === 'string') results.targets.push(skippedRun('nginx', 'nginx', started));
       else {
-        results.targets.push(await measureTarget(nginxTarget(nginx.port, nginx.version, nginx.process.pid), settings, context)
-          .catch((error: unknown) => skippedRun('nginx', `nginx ${nginx.version}`, `failed: ${(error as Error).message}`)));
-        stops.push(await stop(nginx.process));
+        nginx = started;
+        const target = nginxTarget(started.port, started.version, started.process.pid);
+        const run = await measureTarget(target, settings, context)
+          .catch((error: unknown) => skippedRun('nginx', target.label, `failed: ${(error as Error).message}`));
+        results.targets.push(run);
+        if (run.skipped === undefined) nginxForRounds = target;
       }
     }
     if (settings.skip.has('portkey')) results.targets.push(skippedRun('portkey', 'Portkey gateway', 'BENCH_SKIP'));
@@ -110,6 +118,10 @@ async function main(): Promise<void> {
       results.munjaOnly.push(await closedLoop(scenario, target, own, context));
     }
     stops.push(await stop(munja.process));
+    if (!settings.skip.has('rounds')) {
+      results.rounds = await runRounds(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU), nginx: nginxForRounds }, context, stops);
+    }
+    if (nginx !== undefined) stops.push(await stop(nginx.process));
     if (!settings.skip.has('rejects')) {
       const withEngine = await startMunja({ name: 'munja-local', tempDir, mockPort: mock.port, localModel: true, ...(pinned ? { cpus: PROXY_CPU } : {}) });
       results.munjaOnly.push(await closedLoop(local, munjaTarget(withEngine, 'munja', 'Munja (with the local engine)'), { ...own, log: withEngine.log }, context));

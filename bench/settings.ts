@@ -18,7 +18,7 @@ function integers(name: string, fallback: readonly number[], min: number, max: n
   return values;
 }
 
-const PARTS = ['nginx', 'portkey', 'paced', 'delivery', 'sweep', 'rejects', 'redis', 'workers', 'streams', 'soak'] as const;
+const PARTS = ['nginx', 'portkey', 'paced', 'delivery', 'sweep', 'rounds', 'rejects', 'redis', 'workers', 'streams', 'soak'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface Settings {
@@ -32,6 +32,8 @@ export interface Settings {
   readonly sweep: readonly number[];
   readonly sweepSeconds: number;
   readonly deliverySeconds: number;
+  /** Rounds of fresh processes side by side (nginx, the floor relay, Munja). */
+  readonly rounds: number;
   readonly streams: number;
   readonly streamsHoldSeconds: number;
   readonly soakSeconds: number;
@@ -53,6 +55,7 @@ export function readSettings(): Settings {
     sweep: integers('BENCH_SWEEP', [1, 10, 50, 100, 200], 1, 5_000),
     sweepSeconds: integer('BENCH_SWEEP_SECONDS', 2, 1, 600),
     deliverySeconds: integer('BENCH_DELIVERY_SECONDS', 4, 1, 600),
+    rounds: integer('BENCH_ROUNDS', 5, 1, 50),
     streams: integer('BENCH_STREAMS', 10_000, 1, 100_000),
     streamsHoldSeconds: integer('BENCH_STREAMS_HOLD_SECONDS', 5, 1, 3_600),
     soakSeconds: integer('BENCH_SOAK_SECONDS', 60, 1, 24 * 3_600),

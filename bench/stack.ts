@@ -11,21 +11,32 @@ import { firstLine, runNode, type Started, startNode } from './processes.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MUNJA_CLI = join(ROOT, 'src/cli/munja.ts');
 const MOCK_SERVER = join(ROOT, 'bench/mock/fast-upstream.ts');
+const BARE_RELAY = join(ROOT, 'bench/floor/bare-relay.ts');
 const HEAP_PROBE = join(ROOT, 'bench/heap-probe.ts');
 const START_TIMEOUT_MS = 30_000;
 /** Munja runs as `npm start` runs it (package.json). */
 const MUNJA_NODE_FLAGS = ['--max-semi-space-size=8'];
 export const LOCAL_MODEL = 'fast';
 
-export interface Mock {
+/** A server of the bench's own (the mock, the floor relay): its process and the port it listens on. */
+export interface BenchServer {
   readonly process: Started;
   readonly port: number;
 }
 
-export async function startMock(cpus: string | undefined): Promise<Mock> {
-  const process = startNode('mock upstream', [MOCK_SERVER, '--port', '0'], cpus === undefined ? {} : { cpus });
+async function startServer(name: string, args: readonly string[], cpus: string | undefined): Promise<BenchServer> {
+  const process = startNode(name, args, cpus === undefined ? {} : { cpus });
   const port = await firstLine(process, portOf, START_TIMEOUT_MS);
   return { process, port };
+}
+
+export function startMock(cpus: string | undefined): Promise<BenchServer> {
+  return startServer('mock upstream', [MOCK_SERVER, '--port', '0'], cpus);
+}
+
+/** The stack's floor (bench/floor/bare-relay.ts) in front of the mock. */
+export function startBareRelay(mockPort: number, cpus: string | undefined): Promise<BenchServer> {
+  return startServer('bare relay', [BARE_RELAY, '--upstream', `http://127.0.0.1:${mockPort}`, '--port', '0'], cpus);
 }
 
 export interface MunjaOptions {

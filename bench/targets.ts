@@ -16,6 +16,11 @@ export function nginxTarget(port: number, version: string, pid: number): Target 
   return { name: 'nginx', label: `nginx ${version}`, origin: `http://127.0.0.1:${port}`, headers: {}, model: mockModel, replyModel: mockModel, pids: [pid] };
 }
 
+/** uWebSockets.js + undici and nothing else (bench/floor/bare-relay.ts). */
+export function floorTarget(port: number, pid: number): Target {
+  return { name: 'floor', label: 'uWS + undici relay (floor)', origin: `http://127.0.0.1:${port}`, headers: {}, model: mockModel, replyModel: mockModel, pids: [pid] };
+}
+
 export function portkeyTarget(port: number, version: string, pid: number, mockPort: number): Target {
   return {
     name: 'portkey',

@@ -4,7 +4,7 @@
 // have to buffer bodies).
 import type { MockKind } from '../mock/models.ts';
 
-export type TargetName = 'direct' | 'nginx' | 'portkey' | 'munja' | 'munja-redis';
+export type TargetName = 'direct' | 'nginx' | 'portkey' | 'floor' | 'munja' | 'munja-redis';
 
 export interface Target {
   readonly name: TargetName;
