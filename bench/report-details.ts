@@ -5,7 +5,7 @@ import { byName } from './goals.ts';
 import { AFTER_CLOSE_SECONDS, type ManyStreamsResult } from './many-streams.ts';
 import type { PacedResult } from './paced-load.ts';
 import type { Results } from './report.ts';
-import { munjaToNginx, type Round, spreadOf } from './rounds.ts';
+import { munjaToDirect, munjaToNginx, type Round, spreadOf } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
 import { AT_REST_SECONDS, type SoakResult } from './soak.ts';
 
@@ -133,7 +133,9 @@ export function roundsTable(rounds: readonly Round[] | undefined): string {
   const withRatio = (value: number, nginx: number) => `${fixed(value, 0)}${Number.isFinite(nginx) ? ` (${ratio(value / nginx)})` : ''}`;
   const rows = rounds.map((round, index) => {
     const [nginx, floor, munja] = [us(round.nginx), us(round.floor), us(round.munja)];
-    return [String(index + 1), fixed(nginx, 0), withRatio(floor, nginx), withRatio(munja, nginx), fixed(munja - floor, 0), thousands(round.floor.load.requestsPerSecond), thousands(round.munja.load.requestsPerSecond)];
+    const direct = round.direct.load.requestsPerSecond;
+    const perSecond = (result: ClosedLoopResult) => `${thousands(result.load.requestsPerSecond)} (${fixed(result.load.requestsPerSecond / direct, 2)})`;
+    return [String(index + 1), fixed(nginx, 0), withRatio(floor, nginx), withRatio(munja, nginx), fixed(munja - floor, 0), thousands(direct), perSecond(round.floor), perSecond(round.munja)];
   });
   const over = (values: readonly number[], show: (value: number) => string) => {
     const spread = spreadOf(values);
@@ -146,8 +148,9 @@ export function roundsTable(rounds: readonly Round[] | undefined): string {
     over(rounds.map((round) => us(round.floor) / us(round.nginx)), ratio),
     over(munjaToNginx(rounds), ratio),
     over(rounds.map((round) => us(round.munja) - us(round.floor)), whole),
-    over(rounds.map((round) => round.floor.load.requestsPerSecond), thousands),
-    over(rounds.map((round) => round.munja.load.requestsPerSecond), thousands),
+    over(rounds.map((round) => round.direct.load.requestsPerSecond), thousands),
+    over(rounds.map((round) => round.floor.load.requestsPerSecond / round.direct.load.requestsPerSecond), ratio),
+    over(munjaToDirect(rounds), ratio),
   ]);
-  return table(['round', 'nginx CPU µs/req', 'floor relay µs/req (× nginx)', 'Munja µs/req (× nginx)', 'Munja − floor µs/req', 'floor req/s', 'Munja req/s'], rows);
+  return table(['round', 'nginx CPU µs/req', 'floor relay µs/req (× nginx)', 'Munja µs/req (× nginx)', 'Munja − floor µs/req', 'direct req/s', 'floor req/s (× direct)', 'Munja req/s (× direct)'], rows);
 }

@@ -93,11 +93,11 @@ ${main}
 
 Non-streaming: ${results.targets.find((run) => run.json)?.json?.load.tool ?? 'wrk'} with ${info.settings.connections} keep-alive connections; the proxy's CPU is all its processes and threads, from \`/proc\` (with the Redis limiter: Munja's alone, not redis-server's). RSS under load: the proxy's peak during the saturation runs. Added latency: the proxy's percentile minus the direct one at the same paced rate, both measured from the scheduled send time.
 
-## Fresh processes, side by side (non-streaming chat, CPU per request)
+## Fresh processes, side by side (non-streaming chat: CPU per request and throughput)
 
 ${roundsTable(results.rounds)}
 
-Each round measures nginx, then a freshly started floor relay, then a freshly started Munja, one after the other on CPU 1, each warmed up as above. The floor relay (\`bench/floor/bare-relay.ts\`) is uWebSockets.js and an undici pool passing the body to the mock and the reply back, with nothing else: no key, parsing, validation, limiter, log or metrics. What it costs, any gateway built on these two libraries pays before doing anything of its own; "Munja − floor" is what Munja's own work adds. On this virtual machine Munja's CPU per request moves by 1.5× or more from one fresh process to the next and from one minute to the next, much more than nginx's: one run per target would make its ratio a matter of chance. The rounds show the spread, and the CPU target below is judged on the median of the rounds' ratios.
+Each round measures the mock called directly, nginx, then a freshly started floor relay, then a freshly started Munja, one after the other (the proxies on CPU 1), each warmed up as above. The floor relay (\`bench/floor/bare-relay.ts\`) is uWebSockets.js and an undici pool passing the body to the mock and the reply back, with nothing else: no key, parsing, validation, limiter, log or metrics. What it costs, any gateway built on these two libraries pays before doing anything of its own; "Munja − floor" is what Munja's own work adds. On this virtual machine Munja's CPU per request moves by 1.5× or more from one fresh process to the next and from one minute to the next, much more than nginx's: one run per target would make its ratio a matter of chance. The rounds show the spread, and the CPU and throughput targets below are judged on the medians of the rounds' ratios.
 
 ## Targets
 

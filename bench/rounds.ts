@@ -1,5 +1,5 @@
 // Fresh processes, side by side: the non-streaming saturation run repeated in rounds, each round
-// measuring nginx, then a newly started floor relay (uWebSockets.js + undici, no gateway work),
+// measuring the mock called directly, nginx, then a newly started floor relay (uWebSockets.js + undici, no gateway work),
 // then a newly started Munja, one after the other on the same CPU. On a virtual machine Munja's
 // CPU per request moves by 1.5× or more between fresh processes of the same code and between
 // minutes, far more than nginx's, so one run per target makes a ratio of two draws. Rounds give
@@ -14,6 +14,7 @@ import { startBareRelay, startMunja } from './stack.ts';
 import { floorTarget, munjaTarget } from './targets.ts';
 
 export interface Round {
+  readonly direct: ClosedLoopResult;
   readonly nginx: ClosedLoopResult | undefined;
   readonly floor: ClosedLoopResult;
   readonly munja: ClosedLoopResult;
@@ -24,6 +25,7 @@ export interface RoundsOptions {
   readonly mockPort: number;
   /** The proxy's CPU (`taskset -c`), when pinning works. */
   readonly cpus: string | undefined;
+  readonly direct: Target;
   /** nginx, already running (it is one steady process); undefined when it is not installed. */
   readonly nginx: Target | undefined;
 }
@@ -33,6 +35,7 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
   const rounds: Round[] = [];
   for (let index = 0; index < settings.rounds; index++) {
     say(`bench: round ${index + 1} of ${settings.rounds}\n`);
+    const direct = await closedLoop(chatJson, options.direct, measured, context);
     const nginx = options.nginx === undefined ? undefined : await closedLoop(chatJson, options.nginx, measured, context);
     const relay = await startBareRelay(options.mockPort, options.cpus);
     const floor = floorTarget(relay.port, relay.process.pid);
@@ -44,7 +47,7 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
     await warmUp(target, settings, context);
     const munjaRun = await closedLoop(chatJson, target, { ...measured, log: munja.log }, context);
     stops.push(await stop(munja.process));
-    rounds.push({ nginx, floor: floorRun, munja: munjaRun });
+    rounds.push({ direct, nginx, floor: floorRun, munja: munjaRun });
   }
   return rounds;
 }
@@ -65,4 +68,9 @@ export function spreadOf(values: readonly number[]): Spread | undefined {
 /** Munja's CPU per request over nginx's, one ratio per round that measured both. */
 export function munjaToNginx(rounds: readonly Round[]): number[] {
   return rounds.filter((round) => round.nginx !== undefined).map((round) => cpuPerRequestUs(round.munja) / cpuPerRequestUs(round.nginx!));
+}
+
+/** Munja's throughput over the direct baseline's, one ratio per round. */
+export function munjaToDirect(rounds: readonly Round[]): number[] {
+  return rounds.map((round) => round.munja.load.requestsPerSecond / round.direct.load.requestsPerSecond);
 }

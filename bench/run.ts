@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     }
     stops.push(await stop(munja.process));
     if (!settings.skip.has('rounds')) {
-      results.rounds = await runRounds(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU), nginx: nginxForRounds }, context, stops);
+      results.rounds = await runRounds(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU), direct: directTarget(mock.port), nginx: nginxForRounds }, context, stops);
     }
     if (nginx !== undefined) stops.push(await stop(nginx.process));
     if (!settings.skip.has('rejects')) {
