@@ -1,9 +1,9 @@
 // Fresh processes, side by side: the non-streaming saturation run repeated in rounds, each round
-// measuring the mock called directly, nginx, then a newly started floor relay (uWebSockets.js + undici, no gateway work),
-// then a newly started Munja, one after the other on the same CPU. On a virtual machine Munja's
-// CPU per request moves by 1.5× or more between fresh processes of the same code and between
-// minutes, far more than nginx's, so one run per target makes a ratio of two draws. Rounds give
-// the spread, and a ratio taken within each round.
+// measuring the mock called directly, nginx, then a newly started floor relay (uWebSockets.js +
+// undici, no gateway work), then a newly started Munja, one after the other (the proxies on the
+// proxy's CPU). On a virtual machine Munja's CPU per request moves by 1.5× or more between runs
+// minutes apart, far more than nginx's, so one run per target makes a ratio of two draws. Rounds
+// give the spread, and a ratio taken within each round.
 import { type ClosedLoopResult, cpuPerRequestUs, type RunContext } from './closed-loop.ts';
 import { closedLoop, say, warmUp } from './phases.ts';
 import { stop, type StopOutcome } from './processes.ts';
