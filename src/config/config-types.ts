@@ -107,15 +107,18 @@ export interface LimitsConfig extends RateLimits {
   readonly failMode: 'open-local' | 'closed';
   /** Key or account ids that fail closed whatever failMode says. */
   readonly failClosed: readonly string[];
-  /** Gateway instances sharing one Redis; the local share of a limit is limit / expectedInstances. */
-  readonly expectedInstances: number;
+  /** Overrides the live fleet count (heartbeats in Redis) that the local share divides each limit by; null: the live count. */
+  readonly expectedInstances: number | null;
 }
 
 /** Set when REDIS_URL is: the shared store (and limiter) live in Redis instead of `munja.db`. */
 export interface RedisConfig {
   /** redis://, rediss://, redis+sentinel://, redis+cluster:// (see store/redis-url.ts). */
   readonly url: string;
-  /** Deadline of every Redis command; Redis trouble must never hang a request. */
+  /**
+   * The longest a request waits for Redis (a key lookup, a limiter decision); past it, 503. The
+   * limiter also counts Redis unreachable when nothing at all has answered for this long.
+   */
   readonly commandTimeoutMs: number;
   readonly connectTimeoutMs: number;
 }

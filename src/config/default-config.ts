@@ -28,9 +28,13 @@ export const DEFAULT_DASHBOARD = {
   signInThrottle: { accountFailures: 5, addressFailures: 30, windowMs: 15 * 60_000 },
 } as const;
 
-/** With REDIS_URL: revocations arrive by pub/sub, so the auth cache may keep keys longer (10 s at most). */
+/**
+ * With REDIS_URL: revocations arrive by pub/sub, so the auth cache may keep keys longer (10 s at most).
+ * commandTimeoutMs is the longest a request waits for Redis: a busy gateway's own event-loop lag
+ * reaches hundreds of ms in a burst, and a deadline that short turned lag into false outages.
+ */
 export const DEFAULT_REDIS = {
-  commandTimeoutMs: 50,
+  commandTimeoutMs: 2_000,
   connectTimeoutMs: 1_000,
   authCacheTtlMs: 10_000,
 } as const;
@@ -60,7 +64,7 @@ export const DEFAULT_LIMITS = {
   account: null,
   failMode: 'open-local',
   failClosed: [],
-  expectedInstances: 1,
+  expectedInstances: null,
 } as const;
 
 const profile = (timeToFirstTokenMs: number, tokensPerSecond: number): LatencyProfile => ({ timeToFirstTokenMs, tokensPerSecond });

@@ -1,26 +1,25 @@
-// Whether the limiter may ask Redis now. After a failed call, decisions stay local for a moment, so
-// a slow or black-holed Redis costs one deadline per interval rather than one per request. Logs
-// each change (not each error). A connection that has answered nothing for seconds while calls
-// time out is dropped and reopened: that empties the client's queue of commands still awaiting a
-// reply, so a black hole cannot make it grow. (Timeouts with answers in between are the gateway's
-// own event-loop lag, which a reconnect would not cure.)
+// Whether the limiter's Redis can be reached. Unreachable means the connection is not ready, or
+// calls are waiting and nothing at all has answered for the silence limit: then the connection is
+// dropped and reopened, which fails every call still waiting (they go to the local share) and keeps
+// failing new ones until Redis answers a fresh connection's ready check. A Redis that answers
+// slowly is reachable, and so is one whose replies the gateway's own busy event loop has not read
+// yet: the caller checks for silence after the loop's poll phase (setImmediate), which reads them.
 import type { Logger } from '../observability/logger.ts';
 import type { RedisClient } from '../store/redis-connection.ts';
-
-const RETRY_AFTER_FAILURE_MS = 250;
-const SILENCE_BEFORE_RECONNECT_MS = 2_000;
 
 export class BackendHealth {
   readonly #client: RedisClient;
   readonly #logger: Logger | undefined;
+  readonly #silenceMs: number;
   #errors = 0;
-  #retryAt = 0;
-  #down = false;
+  #waiting = 0;
+  #waitingSince = 0;
   #lastAnswerAt = performance.now();
-  #lastReconnectAt = performance.now();
+  #down = false;
 
-  constructor(client: RedisClient, logger?: Logger) {
+  constructor(client: RedisClient, silenceMs: number, logger?: Logger) {
     this.#client = client;
+    this.#silenceMs = silenceMs;
     this.#logger = logger;
   }
 
@@ -29,21 +28,18 @@ export class BackendHealth {
     return this.#errors;
   }
 
-  /** Connected: worth a call that nobody waits for (settlement, renewal). */
-  connected(): boolean {
-    return this.#client.status === 'ready';
+  reachable(): boolean {
+    if (this.#client.status === 'ready') return true;
+    this.#markDown(`connection ${this.#client.status}`);
+    return false;
   }
 
-  /** Worth a call a request waits for: connected and not failed a moment ago. */
-  usable(): boolean {
-    if (this.#client.status !== 'ready') {
-      this.#markDown(`connection ${this.#client.status}`);
-      return false;
-    }
-    return performance.now() >= this.#retryAt;
+  sent(): void {
+    if (this.#waiting++ === 0) this.#waitingSince = performance.now();
   }
 
-  succeeded(): void {
+  answered(): void {
+    this.#waiting -= 1;
     this.#lastAnswerAt = performance.now();
     if (!this.#down) return;
     this.#down = false;
@@ -51,21 +47,25 @@ export class BackendHealth {
   }
 
   failed(error: unknown): void {
-    const now = performance.now();
+    this.#waiting -= 1;
     this.#errors += 1;
-    this.#retryAt = now + RETRY_AFTER_FAILURE_MS;
-    const message = error instanceof Error ? error.message : String(error);
-    this.#markDown(message);
-    const silent = now - Math.max(this.#lastAnswerAt, this.#lastReconnectAt) >= SILENCE_BEFORE_RECONNECT_MS;
-    if (message === 'Command timed out' && silent) {
-      this.#lastReconnectAt = now;
-      this.#client.disconnect(true);
-    }
+    this.#markDown(error instanceof Error ? error.message : String(error));
+  }
+
+  /** Calls are waiting and nothing at all has answered for the silence limit. */
+  silent(): boolean {
+    return this.#waiting > 0 && performance.now() - Math.max(this.#lastAnswerAt, this.#waitingSince) >= this.#silenceMs;
+  }
+
+  /** Drops the silent connection and reopens it: every call still waiting fails at once. */
+  drop(): void {
+    this.#markDown(`no answer for ${this.#silenceMs} ms`);
+    this.#client.disconnect(true);
   }
 
   #markDown(reason: string): void {
     if (this.#down) return;
     this.#down = true;
-    this.#logger?.warn({ reason }, 'rate limiter: Redis unavailable; limiting with the local share of each limit (or 503 where configured)');
+    this.#logger?.warn({ reason }, 'rate limiter: Redis unreachable; limiting with this instance\'s share of each limit (or 503 where configured)');
   }
 }

@@ -1,17 +1,17 @@
-// A raw decision (the model's or the script's) → what callers and the headers read.
+// An admission (the model's or the script's) → what callers and the headers read.
 import type { BucketState, LimitDecision, Lease } from './limiter.ts';
-import type { RawDecision } from './limiter-model.ts';
+import type { Admission, Levels } from './limiter-model.ts';
 import { type LimitPolicy, limitOf } from './limit-policy.ts';
 import { msUntil } from './token-bucket.ts';
 
-export function toLimitDecision(raw: RawDecision, policy: LimitPolicy, lease: Lease | null, degraded: boolean): LimitDecision {
-  const { account } = policy;
+export function toLimitDecision(admission: Admission, key: Levels, account: Levels | null, policy: LimitPolicy, lease: Lease | null, degraded: boolean): LimitDecision {
+  const limits = policy.account;
   return {
-    allowed: raw.allowed,
-    retryAfterMs: raw.retryAfterMs,
-    limitedBy: raw.limitedBy && { name: raw.limitedBy, limit: limitOf(raw.limitedBy, policy) },
-    requests: tighter(bucketState(raw.key.requests, policy.key.rpm), raw.account && account && bucketState(raw.account.requests, account.rpm)),
-    tokens: tighter(bucketState(raw.key.tokens, policy.key.tpm), raw.account && account && bucketState(raw.account.tokens, account.tpm)),
+    allowed: admission.allowed,
+    retryAfterMs: admission.retryAfterMs,
+    limitedBy: admission.limitedBy && { name: admission.limitedBy, limit: limitOf(admission.limitedBy, policy) },
+    requests: tighter(bucketState(key.requests, policy.key.rpm), account && limits && bucketState(account.requests, limits.rpm)),
+    tokens: tighter(bucketState(key.tokens, policy.key.tpm), account && limits && bucketState(account.tokens, limits.tpm)),
     lease,
     degraded,
   };

@@ -1,7 +1,12 @@
 // The limiter's semantics as plain TypeScript: the memory limiter runs on it and the property test
 // holds token-bucket.lua to it, operation for operation. State mirrors the script's Redis keys: per
-// scope (key, account) two bucket levels and one timestamp, per key a set of slots with expiry
-// times, and every entry an expiry (a missing scope is a full one).
+// scope (key, account) two bucket levels and one timestamp, per key one slot allowance per
+// instance with its expiry, and every entry an expiry (a missing scope is a full one).
+//
+// One operation, sync, is everything an instance asks of a key at once: admit its pending requests
+// in order (each exactly as if asked alone), give back what it no longer needs (leased requests and
+// tokens, unused reservations), take a lease of capacity to spend locally while the bucket is far
+// from empty, and set how many concurrency slots it holds.
 import type { LimitName } from './limiter.ts';
 import type { LimitPolicy } from './limit-policy.ts';
 import { type Bucket, MINUTE_MS, msUntil, refill } from './token-bucket.ts';
@@ -10,6 +15,11 @@ import { type Bucket, MINUTE_MS, msUntil, refill } from './token-bucket.ts';
 export const CONCURRENCY_RETRY_MS = 1_000;
 /** Added to every expiry so that a key is gone only once it is certainly full. */
 export const EXPIRY_MARGIN_MS = 1_000;
+/**
+ * A lease takes at most level / (LEASE_DIVISOR × live instances) of a bucket: the fleet's leases
+ * together hold at most a quarter of what is left, and none is granted within 4 × instances of empty.
+ */
+export const LEASE_DIVISOR = 4;
 /** Index + 1 is what the script returns as limited_by. */
 export const LIMIT_NAMES: readonly LimitName[] = ['key_requests', 'key_tokens', 'account_requests', 'account_tokens', 'concurrency'];
 
@@ -24,119 +34,168 @@ export interface Levels {
   readonly tokens: number;
 }
 
-export interface RawDecision {
-  readonly allowed: boolean;
-  readonly retryAfterMs: number;
-  readonly limitedBy: LimitName | null;
-  /** Bucket levels after the decision (fractions included). */
-  readonly key: Levels;
-  readonly account: Levels | null;
-  /** Slots held for the key, this request's included when admitted. */
-  readonly inFlight: number;
-  /** The time the decision was made at. */
-  readonly now: number;
-}
-
 export interface ScopeIds {
   readonly keyId: string;
   readonly accountId: string;
 }
 
-/**
- * A key's slots, slot id → expiry time. `earliest` is never later than the earliest expiry, so
- * while it is ahead of the clock every slot is live and counting them is `size`: acquiring scans
- * the slots only when one may have expired (with many requests in flight a scan per request cost
- * time and garbage in proportion to them).
- */
-export class SlotSet extends Map<string, number> {
-  earliest = Infinity;
-
-  /** Slots still live at `now`. */
-  liveAt(now: number): number {
-    if (now < this.earliest) return this.size;
-    let live = 0;
-    for (const expiresAt of this.values()) if (expiresAt > now) live += 1;
-    return live;
-  }
-
-  /** Drops the slots expired by `now`. */
-  purge(now: number): void {
-    if (now < this.earliest) return;
-    let earliest = Infinity;
-    for (const [id, expiresAt] of this) {
-      if (expiresAt <= now) this.delete(id);
-      else if (expiresAt < earliest) earliest = expiresAt;
-    }
-    this.earliest = earliest;
-  }
-
-  hold(id: string, expiresAt: number): void {
-    this.set(id, expiresAt);
-    if (expiresAt < this.earliest) this.earliest = expiresAt;
-  }
+export interface Capacity {
+  readonly requests: number;
+  readonly tokens: number;
+  readonly slots: number;
 }
+
+export const NO_CAPACITY: Capacity = { requests: 0, tokens: 0, slots: 0 };
+
+export interface SyncOp {
+  /** The asking instance: its slot allowance is stored under this name. */
+  readonly instance: string;
+  /** The allowance expires this long after it is written unless written again. */
+  readonly slotTtlMs: number;
+  /** One entry per request to admit, in order: the tokens each reserves. */
+  readonly tokens: readonly number[];
+  /** Leased requests given back (≥ 0). */
+  readonly refundRequests: number;
+  /** Tokens given back: unused lease and reservations; negative charges use beyond them. */
+  readonly refundTokens: number;
+  /** Capacity asked for on top of the admissions, to spend locally. */
+  readonly want: Capacity;
+  /** Live instances sharing the limits (≥ 1). */
+  readonly fleet: number;
+  /** Slots the instance keeps from its allowance before this operation. */
+  readonly held: number;
+  /** Write the allowance (with a fresh expiry) even if its count does not change. */
+  readonly renew: boolean;
+}
+
+export interface Admission {
+  readonly allowed: boolean;
+  /** Infinity: never (more tokens than the limit). */
+  readonly retryAfterMs: number;
+  readonly limitedBy: LimitName | null;
+}
+
+export interface SyncResult {
+  readonly admissions: readonly Admission[];
+  /** Bucket levels after the operation (fractions included). */
+  readonly key: Levels;
+  readonly account: Levels | null;
+  /** Slots held fleet-wide after the operation, this instance's allowance included. */
+  readonly inFlight: number;
+  readonly granted: Capacity;
+  /** The instance's slot allowance after the operation: held + admitted + granted slots. */
+  readonly allowance: number;
+  /** The time the operation ran at. */
+  readonly now: number;
+}
+
+export interface Allowance {
+  count: number;
+  expiresAt: number;
+}
+
+const ADMITTED: Admission = { allowed: true, retryAfterMs: 0, limitedBy: null };
 
 export class LimiterModel {
   readonly scopes = new Map<string, Scope>();
-  /** keyId → its slots. */
-  readonly slots = new Map<string, SlotSet>();
+  /** keyId → instance → its slot allowance. */
+  readonly slots = new Map<string, Map<string, Allowance>>();
 
-  acquire(ids: ScopeIds, policy: LimitPolicy, tokens: number, slot: { id: string; ttlMs: number }, now: number): RawDecision {
-    const key = this.#load(`key:${ids.keyId}`, policy.key.rpm, policy.key.tpm, now);
-    const account = policy.account && this.#load(`account:${ids.accountId}`, policy.account.rpm, policy.account.tpm, now);
-    const slots = this.slots.get(ids.keyId);
-    const inFlight = policy.concurrency > 0 && slots !== undefined ? slots.liveAt(now) : 0;
-    const waits = [msUntil(key.requests.level, 1, policy.key.rpm), msUntil(key.tokens.level, tokens, policy.key.tpm), 0, 0, 0];
-    if (account && policy.account) {
-      waits[2] = msUntil(account.requests.level, 1, policy.account.rpm);
-      waits[3] = msUntil(account.tokens.level, tokens, policy.account.tpm);
+  sync(ids: ScopeIds, policy: LimitPolicy, op: SyncOp, now: number): SyncResult {
+    const cap = policy.concurrency;
+    const keyName = `key:${ids.keyId}`;
+    const accountName = `account:${ids.accountId}`;
+    const key = this.#load(keyName, policy.key.rpm, policy.key.tpm, now);
+    const account = policy.account && this.#load(accountName, policy.account.rpm, policy.account.tpm, now);
+    let changed = false;
+    if (op.refundRequests !== 0 || op.refundTokens !== 0) {
+      give(key, op.refundRequests, op.refundTokens, policy.key.rpm, policy.key.tpm);
+      if (account && policy.account) give(account, op.refundRequests, op.refundTokens, policy.account.rpm, policy.account.tpm);
+      changed = true;
     }
-    if (policy.concurrency > 0 && inFlight >= policy.concurrency) waits[4] = CONCURRENCY_RETRY_MS;
-    let retryAfterMs = 0;
-    let limitedBy: LimitName | null = null;
-    for (let index = 0; index < waits.length; index++) {
-      const wait = waits[index] as number;
-      if (wait > retryAfterMs) [retryAfterMs, limitedBy] = [wait, LIMIT_NAMES[index] ?? null];
+    const allowances = this.slots.get(ids.keyId);
+    const others = cap > 0 ? othersLive(allowances, op.instance, now) : 0;
+    let free = cap - others - op.held;
+    const admissions: Admission[] = [];
+    let admitted = 0;
+    for (const tokens of op.tokens) {
+      const waits = [msUntil(key.requests.level, 1, policy.key.rpm), msUntil(key.tokens.level, tokens, policy.key.tpm), 0, 0, 0];
+      if (account && policy.account) {
+        waits[2] = msUntil(account.requests.level, 1, policy.account.rpm);
+        waits[3] = msUntil(account.tokens.level, tokens, policy.account.tpm);
+      }
+      if (cap > 0 && free < 1) waits[4] = CONCURRENCY_RETRY_MS;
+      let retryAfterMs = 0;
+      let limitedBy: LimitName | null = null;
+      for (let index = 0; index < waits.length; index++) {
+        const wait = waits[index] as number;
+        if (wait > retryAfterMs) [retryAfterMs, limitedBy] = [wait, LIMIT_NAMES[index] ?? null];
+      }
+      if (retryAfterMs !== 0) {
+        admissions.push({ allowed: false, retryAfterMs, limitedBy });
+        continue;
+      }
+      take(key, 1, tokens);
+      if (account) take(account, 1, tokens);
+      free -= 1;
+      admitted += 1;
+      changed = true;
+      admissions.push(ADMITTED);
     }
-    if (retryAfterMs !== 0) {
-      return { allowed: false, retryAfterMs, limitedBy, key: levels(key), account: account && levels(account), inFlight, now };
+    let granted = NO_CAPACITY;
+    if (admitted === op.tokens.length && op.want.requests > 0) {
+      const divisor = LEASE_DIVISOR * op.fleet;
+      const requests = Math.min(op.want.requests, Math.floor(key.requests.level / divisor), account ? Math.floor(account.requests.level / divisor) : Infinity);
+      if (requests >= 1) {
+        const tokens = Math.max(0, Math.min(op.want.tokens, Math.floor(key.tokens.level / divisor), account ? Math.floor(account.tokens.level / divisor) : Infinity));
+        const slots = cap > 0 ? Math.max(0, Math.min(op.want.slots, Math.floor(free / (2 * op.fleet)))) : 0;
+        take(key, requests, tokens);
+        if (account) take(account, requests, tokens);
+        granted = { requests, tokens, slots };
+        changed = true;
+      }
     }
-    this.#take(`key:${ids.keyId}`, key, tokens, policy.key.rpm, policy.key.tpm, now);
-    if (account && policy.account) this.#take(`account:${ids.accountId}`, account, tokens, policy.account.rpm, policy.account.tpm, now);
-    if (policy.concurrency > 0) {
-      const held = slots ?? new SlotSet();
-      held.purge(now);
-      held.hold(slot.id, now + slot.ttlMs);
-      this.slots.set(ids.keyId, held);
+    if (changed) {
+      this.#save(keyName, key, policy.key.rpm, policy.key.tpm, now);
+      if (account && policy.account) this.#save(accountName, account, policy.account.rpm, policy.account.tpm, now);
     }
-    return { allowed: true, retryAfterMs: 0, limitedBy: null, key: levels(key), account: account && levels(account), inFlight: policy.concurrency > 0 ? inFlight + 1 : 0, now };
+    const allowance = cap > 0 ? op.held + admitted + granted.slots : 0;
+    if (cap > 0) this.#writeAllowance(ids.keyId, op, allowance, now);
+    return { admissions, key: levels(key), account: account && levels(account), inFlight: others + allowance, granted, allowance, now };
   }
 
-  /** `refund` = reserved − used tokens (negative charges more, possibly into debt). */
-  settle(ids: ScopeIds, policy: LimitPolicy, refund: number, slotId: string, now: number): void {
-    if (refund !== 0) {
-      this.#refund(`key:${ids.keyId}`, refund, policy.key.rpm, policy.key.tpm, now);
-      if (policy.account) this.#refund(`account:${ids.accountId}`, refund, policy.account.rpm, policy.account.tpm, now);
-    }
-    // An emptied set stays for sweep() to drop: dropping it here made a key that has one request
-    // at a time allocate a set per request (and reshape `slots` twice).
-    this.slots.get(ids.keyId)?.delete(slotId);
+  /** Stores levels seen elsewhere (at `at`) for scopes that have none of their own: the local share's start. */
+  seed(ids: ScopeIds, policy: LimitPolicy, key: Levels, account: Levels | null, at: number): void {
+    this.#seedScope(`key:${ids.keyId}`, key, policy.key.rpm, policy.key.tpm, at);
+    if (account && policy.account) this.#seedScope(`account:${ids.accountId}`, account, policy.account.rpm, policy.account.tpm, at);
   }
 
-  /** Extends a live slot; one that has expired stays expired (its capacity may be taken already). */
-  renew(keyId: string, slotId: string, ttlMs: number, now: number): void {
-    const held = this.slots.get(keyId);
-    const expiresAt = held?.get(slotId);
-    if (held && expiresAt !== undefined && expiresAt > now) held.hold(slotId, now + ttlMs);
+  #seedScope(name: string, seen: Levels, rpm: number, tpm: number, at: number): void {
+    if (this.scopes.has(name)) return;
+    const scope = { requests: { level: Math.min(rpm, seen.requests), updatedAt: at }, tokens: { level: Math.min(tpm, seen.tokens), updatedAt: at }, expiresAt: at };
+    this.#save(name, scope, rpm, tpm, at);
   }
 
   /** Drops what Redis would have expired by `now`. */
   sweep(now: number): void {
     for (const [name, scope] of this.scopes) if (scope.expiresAt <= now) this.scopes.delete(name);
-    for (const [keyId, held] of this.slots) {
-      held.purge(now);
-      if (held.size === 0) this.slots.delete(keyId);
+    for (const [keyId, allowances] of this.slots) {
+      if (latestExpiry(allowances) + EXPIRY_MARGIN_MS <= now) this.slots.delete(keyId);
     }
+  }
+
+  /** Writes the allowance when its count changes or a renewal asks; expired ones go with any write. */
+  #writeAllowance(keyId: string, op: SyncOp, allowance: number, now: number): void {
+    const allowances = this.slots.get(keyId);
+    const stored = allowances?.get(op.instance);
+    const storedCount = stored !== undefined && stored.expiresAt > now ? stored.count : 0;
+    if (allowance === storedCount && !(op.renew && allowance > 0)) return;
+    const written = allowances ?? new Map<string, Allowance>();
+    for (const [instance, held] of written) if (held.expiresAt <= now) written.delete(instance);
+    if (allowance > 0) written.set(op.instance, { count: allowance, expiresAt: now + op.slotTtlMs });
+    else written.delete(op.instance);
+    if (written.size === 0) this.slots.delete(keyId);
+    else this.slots.set(keyId, written);
   }
 
   /** The scope refilled to `now`, not stored (a denial must not write). Expiry is sweep()'s business. */
@@ -151,22 +210,33 @@ export class LimiterModel {
     return scope;
   }
 
-  #take(name: string, scope: Scope, tokens: number, rpm: number, tpm: number, now: number): void {
-    scope.requests.level -= 1;
-    scope.tokens.level -= tokens;
-    this.#save(name, scope, rpm, tpm, now);
-  }
-
-  #refund(name: string, refund: number, rpm: number, tpm: number, now: number): void {
-    const scope = this.#load(name, rpm, tpm, now);
-    scope.tokens.level = Math.min(tpm, scope.tokens.level + refund);
-    this.#save(name, scope, rpm, tpm, now);
-  }
-
   #save(name: string, scope: Scope, rpm: number, tpm: number, now: number): void {
     scope.expiresAt = now + expiryMs(scope, rpm, tpm, now);
     this.scopes.set(name, scope);
   }
+}
+
+function take(scope: Scope, requests: number, tokens: number): void {
+  scope.requests.level -= requests;
+  scope.tokens.level -= tokens;
+}
+
+function give(scope: Scope, requests: number, tokens: number, rpm: number, tpm: number): void {
+  scope.requests.level = Math.min(rpm, scope.requests.level + requests);
+  scope.tokens.level = Math.min(tpm, scope.tokens.level + tokens);
+}
+
+function othersLive(allowances: Map<string, Allowance> | undefined, instance: string, now: number): number {
+  if (allowances === undefined) return 0;
+  let others = 0;
+  for (const [name, held] of allowances) if (name !== instance && held.expiresAt > now) others += held.count;
+  return others;
+}
+
+function latestExpiry(allowances: Map<string, Allowance>): number {
+  let latest = -Infinity;
+  for (const held of allowances.values()) latest = Math.max(latest, held.expiresAt);
+  return latest;
 }
 
 /** Time until both buckets are full again, plus the margin: the scope's time to live. */

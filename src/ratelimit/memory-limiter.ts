@@ -4,7 +4,7 @@ import type { LimitsConfig } from '../config/config-types.ts';
 import type { LimitDecision, LimitSubject, Lease, Limiter } from './limiter.ts';
 import { toLimitDecision } from './limit-decision.ts';
 import { type LimitPolicy, type PolicyResolver, policyResolver } from './limit-policy.ts';
-import { LimiterModel } from './limiter-model.ts';
+import { type Levels, LimiterModel, NO_CAPACITY, type SyncOp } from './limiter-model.ts';
 
 export interface MemoryLimiterOptions {
   readonly now?: () => number;
@@ -21,10 +21,13 @@ interface Held {
 
 export const DEFAULT_MAX_HOLD_MS = 30 * 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
+const INSTANCE = 'local';
 
 export class MemoryLimiter implements Limiter {
   readonly #model = new LimiterModel();
   readonly #held = new Map<string, Held>();
+  /** keyId → its requests in flight (the slots it holds). */
+  readonly #inFlight = new Map<string, number>();
   readonly #policyFor: PolicyResolver;
   readonly #now: () => number;
   readonly #maxHoldMs: number;
@@ -35,7 +38,7 @@ export class MemoryLimiter implements Limiter {
     this.#policyFor = policyResolver(settings);
     this.#now = options.now ?? monotonicNow;
     this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
-    this.#sweeper = setInterval(() => this.#sweep(), SWEEP_INTERVAL_MS).unref();
+    this.#sweeper = setInterval(() => this.#sweep(), Math.min(SWEEP_INTERVAL_MS, this.#maxHoldMs / 2)).unref();
   }
 
   async acquire(subject: LimitSubject, tokens: number): Promise<LimitDecision> {
@@ -44,22 +47,31 @@ export class MemoryLimiter implements Limiter {
 
   /** acquire() with an explicit policy: the local-share fallback passes a scaled-down one. */
   acquireWith(subject: LimitSubject, policy: LimitPolicy, tokens: number, degraded: boolean): LimitDecision {
-    const id = `m${++this.#nextId}`;
     const now = this.#now();
-    const raw = this.#model.acquire(subject, policy, tokens, { id, ttlMs: this.#maxHoldMs }, now);
+    const held = this.#inFlight.get(subject.keyId) ?? 0;
+    const result = this.#model.sync(subject, policy, this.#op([tokens], 0, held), now);
+    const admission = result.admissions[0]!;
     let lease: Lease | null = null;
-    if (raw.allowed) {
+    if (admission.allowed) {
+      const id = `m${++this.#nextId}`;
       lease = { id, reservedTokens: tokens };
       this.#held.set(id, { subject, policy, reservedTokens: tokens, acquiredAt: now });
+      this.#inFlight.set(subject.keyId, held + 1);
     }
-    return toLimitDecision(raw, policy, lease, degraded);
+    return toLimitDecision(admission, result.key, result.account, policy, lease, degraded);
+  }
+
+  /** Sets a key's (and its account's) bucket levels, as last seen elsewhere, unless it has its own. */
+  seed(subject: LimitSubject, policy: LimitPolicy, key: Levels, account: Levels | null, at: number): void {
+    this.#model.seed(subject, policy, key, account, at);
   }
 
   async settle(lease: Lease, usedTokens: number): Promise<void> {
     const held = this.#held.get(lease.id);
     if (held === undefined) return;
     this.#held.delete(lease.id);
-    this.#model.settle(held.subject, held.policy, held.reservedTokens - usedTokens, lease.id, this.#now());
+    const inFlight = this.#release(held.subject.keyId);
+    this.#model.sync(held.subject, held.policy, this.#op([], held.reservedTokens - usedTokens, inFlight), this.#now());
   }
 
   async close(): Promise<void> {
@@ -67,12 +79,29 @@ export class MemoryLimiter implements Limiter {
     this.#model.scopes.clear();
     this.#model.slots.clear();
     this.#held.clear();
+    this.#inFlight.clear();
+  }
+
+  #op(tokens: readonly number[], refundTokens: number, held: number): SyncOp {
+    return { instance: INSTANCE, slotTtlMs: this.#maxHoldMs, tokens, refundRequests: 0, refundTokens, want: NO_CAPACITY, fleet: 1, held, renew: false };
+  }
+
+  #release(keyId: string): number {
+    const inFlight = (this.#inFlight.get(keyId) ?? 1) - 1;
+    if (inFlight > 0) this.#inFlight.set(keyId, inFlight);
+    else this.#inFlight.delete(keyId);
+    return inFlight;
   }
 
   #sweep(): void {
     const now = this.#now();
     this.#model.sweep(now);
-    for (const [id, held] of this.#held) if (held.acquiredAt + this.#maxHoldMs <= now) this.#held.delete(id);
+    for (const [id, held] of this.#held) {
+      if (held.acquiredAt + this.#maxHoldMs > now) continue;
+      this.#held.delete(id);
+      const inFlight = this.#release(held.subject.keyId);
+      this.#model.sync(held.subject, held.policy, this.#op([], 0, inFlight), now);
+    }
   }
 }
 

@@ -2,23 +2,21 @@
 // first use and again after NOSCRIPT, e.g. after SCRIPT FLUSH, a restart or a Cluster failover),
 // with its keys and arguments built and its reply parsed here.
 //
-// Operations are batched: those asked for during one turn of the event loop go out at its end as
-// one call (one per account on a Redis Cluster, whose calls must stay in one slot). Under load a
-// call then carries the decisions and settlements of many requests, and the per-call cost (the
-// command, its deadline timer, the reply's parsing, Redis's own dispatch) is paid once for all.
+// Operations are batched: those asked for in one synchronous run of code (the limiter asks for a
+// whole event-loop turn's at once) go out together, from a microtask, as one call (one per account on a Redis Cluster, whose calls must stay in one slot), so the per-call
+// cost (the command, the reply's parsing, Redis's own dispatch) is paid once for all of them.
 import { readFileSync } from 'node:fs';
 import type { RedisClient } from '../store/redis-connection.ts';
 import type { LimitPolicy } from './limit-policy.ts';
-import { LIMIT_NAMES, type RawDecision, type ScopeIds } from './limiter-model.ts';
+import { type Admission, LIMIT_NAMES, type ScopeIds, type SyncOp, type SyncResult } from './limiter-model.ts';
 
 const LUA = readFileSync(new URL('./token-bucket.lua', import.meta.url), 'utf8');
-const COMMAND = 'munjaRateLimitV2';
-/** Operations per call at most: bounds how long one call holds Redis (a few µs each). */
+const COMMAND = 'munjaRateLimitV3';
+/** Operations per call at most: bounds how long one call holds Redis. */
 export const MAX_BATCH = 64;
 
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;
-type Op = 'acquire' | 'settle' | 'renew';
 
 interface Pending {
   readonly keys: readonly Arg[];
@@ -32,7 +30,7 @@ interface Pending {
  * with each of its keys' buckets for one script to touch them all (and key ids never change account).
  */
 export function limiterKeys(ids: ScopeIds): [string, string, string] {
-  const base = `munja:rl:v1:{${ids.accountId}}`;
+  const base = `munja:rl:v3:{${ids.accountId}}`;
   return [`${base}:key:${ids.keyId}`, `${base}:key:${ids.keyId}:slots`, `${base}:account`];
 }
 
@@ -51,23 +49,17 @@ export class RateLimitScript {
   }
 
   /** `now` is for tests only (a driven clock); production leaves the time to Redis. */
-  async acquire(ids: ScopeIds, policy: LimitPolicy, tokens: number, slotId: string, leaseMs: number, now?: number): Promise<RawDecision> {
-    return parseAcquireReply(await this.#call('acquire', ids, policy, tokens, slotId, leaseMs, now));
-  }
-
-  /** `refund` = reserved − used tokens. Resolves with the time Redis settled at. */
-  async settle(ids: ScopeIds, policy: LimitPolicy, refund: number, slotId: string, now?: number): Promise<number> {
-    return Number(await this.#call('settle', ids, policy, refund, slotId, 0, now));
-  }
-
-  /** Resolves with the time Redis renewed at. */
-  async renew(ids: ScopeIds, policy: LimitPolicy, slotId: string, leaseMs: number, now?: number): Promise<number> {
-    return Number(await this.#call('renew', ids, policy, 0, slotId, leaseMs, now));
-  }
-
-  #call(op: Op, ids: ScopeIds, policy: LimitPolicy, tokens: number, slotId: string, leaseMs: number, now: number | undefined): Promise<unknown> {
+  async sync(ids: ScopeIds, policy: LimitPolicy, op: SyncOp, now?: number): Promise<SyncResult> {
     const { key, account, concurrency } = policy;
-    const args = [op, now === undefined ? '' : String(now), key.rpm, key.tpm, concurrency, account?.rpm ?? 0, account?.tpm ?? 0, tokens, slotId, leaseMs];
+    const args = [
+      now === undefined ? '' : String(now), key.rpm, key.tpm, concurrency, account?.rpm ?? 0, account?.tpm ?? 0,
+      op.instance, op.slotTtlMs, op.tokens.join(','), op.refundRequests, op.refundTokens,
+      op.want.requests, op.want.tokens, op.want.slots, `${op.fleet},${op.held},${op.renew ? 1 : 0}`,
+    ];
+    return parseSyncReply(await this.#call(ids, args));
+  }
+
+  #call(ids: ScopeIds, args: readonly Arg[]): Promise<unknown> {
     const group = this.#perAccount ? ids.accountId : '';
     return new Promise((resolve, reject) => {
       let batch = this.#batches.get(group);
@@ -78,7 +70,7 @@ export class RateLimitScript {
         this.#send(batch);
       } else if (!this.#flushScheduled) {
         this.#flushScheduled = true;
-        setImmediate(this.#flush);
+        queueMicrotask(this.#flush);
       }
     });
   }
@@ -109,16 +101,23 @@ export class RateLimitScript {
   }
 }
 
-export function parseAcquireReply(reply: unknown): RawDecision {
-  if (!Array.isArray(reply) || reply.length !== 9) throw new Error(`${COMMAND}: unexpected reply`);
-  const [allowed, retry, limitedBy, keyRequests, keyTokens, accountRequests, accountTokens, inFlight, now] = reply as [number, string, number, string, string, string, string, number, string];
+type Reply = [number[], string[], number[], string, string, string, string, number, number, string, number, number, string];
+
+export function parseSyncReply(reply: unknown): SyncResult {
+  if (!Array.isArray(reply) || reply.length !== 13) throw new Error(`${COMMAND}: unexpected reply`);
+  const [allowed, retries, limited, keyR, keyT, accountR, accountT, inFlight, grantedR, grantedT, grantedC, allowance, now] = reply as Reply;
+  const admissions: Admission[] = allowed.map((flag, index) => ({
+    allowed: flag === 1,
+    retryAfterMs: retries[index] === 'inf' ? Infinity : Number(retries[index]),
+    limitedBy: LIMIT_NAMES[(limited[index] ?? 0) - 1] ?? null,
+  }));
   return {
-    allowed: allowed === 1,
-    retryAfterMs: retry === 'inf' ? Infinity : Number(retry),
-    limitedBy: LIMIT_NAMES[limitedBy - 1] ?? null,
-    key: { requests: Number(keyRequests), tokens: Number(keyTokens) },
-    account: accountRequests === '' ? null : { requests: Number(accountRequests), tokens: Number(accountTokens) },
+    admissions,
+    key: { requests: Number(keyR), tokens: Number(keyT) },
+    account: accountR === '' ? null : { requests: Number(accountR), tokens: Number(accountT) },
     inFlight,
+    granted: { requests: grantedR, tokens: Number(grantedT), slots: grantedC },
+    allowance,
     now: Number(now),
   };
 }

@@ -12,6 +12,8 @@ export interface RedisClientOptions {
   readonly name?: string;
   /** Connection errors (each failed reconnect too). Without it they are ignored: the callers see failed commands. */
   readonly onError?: (error: Error) => void;
+  /** null: no per-command deadline (the caller enforces its own); default: the config's. */
+  readonly commandTimeoutMs?: number | null;
   /** connectRedis: how long to keep trying while Redis is not up yet (default 10 s). */
   readonly startupBudgetMs?: number;
 }
@@ -29,7 +31,7 @@ export function reconnectDelay(attempt: number): number {
 export function createRedisClient(config: RedisConfig, options: RedisClientOptions = {}): RedisClient {
   const target = parseRedisUrl(config.url);
   const perConnection = {
-    commandTimeout: config.commandTimeoutMs,
+    commandTimeout: options.commandTimeoutMs === null ? undefined : (options.commandTimeoutMs ?? config.commandTimeoutMs),
     connectTimeout: config.connectTimeoutMs,
     // 0: commands in flight when a connection drops fail at once instead of waiting for a reconnect.
     maxRetriesPerRequest: 0,

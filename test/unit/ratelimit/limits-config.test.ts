@@ -15,7 +15,7 @@ function withLimits(limits: unknown): { MUNJA_CONFIG: string } {
 describe('limits settings', () => {
   it('defaults: 64 concurrent requests per key, no account limits, open-local, one instance', () => {
     expect(loadConfig({}).limits).toEqual({
-      rpm: 600, tpm: 1_000_000, concurrency: 64, account: null, failMode: 'open-local', failClosed: [], expectedInstances: 1,
+      rpm: 600, tpm: 1_000_000, concurrency: 64, account: null, failMode: 'open-local', failClosed: [], expectedInstances: null,
     });
   });
 

@@ -1,5 +1,6 @@
-// While Redis is away each instance enforces limit / expectedInstances: never unlimited, never
-// "429 everything", and a request that fits the real limit is never told "do not retry".
+// While Redis is away each instance enforces limit / live instances: never unlimited, never
+// "429 everything", a request that fits the real limit is never told "do not retry", and a key seen
+// in Redis starts from its share of the level last seen there rather than from a full bucket.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LimitsConfig } from '../../../src/config/config-types.ts';
 import { DEFAULT_LIMITS } from '../../../src/config/default-config.ts';
@@ -27,8 +28,8 @@ describe('local share', () => {
   });
 
   it('admits the share, marked degraded', async () => {
-    const limiter = make({ expectedInstances: 3 });
-    const decisions = await Promise.all(Array.from({ length: 12 }, () => limiter.acquire(who(30, 100_000), 1)));
+    const limiter = make({});
+    const decisions = await Promise.all(Array.from({ length: 12 }, () => limiter.acquire(who(30, 100_000), 1, 3, null)));
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(10);
     expect(decisions.every((decision) => decision.degraded)).toBe(true);
     expect(decisions[0]!.requests.limit).toBe(10);
@@ -36,19 +37,35 @@ describe('local share', () => {
 
   it('admits a request larger than the share but within the limit on a full bucket, then bills the rest as debt', async () => {
     let now = 1_000_000;
-    const limiter = make({ expectedInstances: 4 }, () => now);
-    const first = await limiter.acquire(who(100, 1000), 600); // share: 250 tokens
+    const limiter = make({}, () => now);
+    const first = await limiter.acquire(who(100, 1000), 600, 4, null); // share: 250 tokens
     expect(first.allowed).toBe(true);
     expect(first.lease!.reservedTokens).toBe(250);
     await limiter.settle(first.lease!, 600); // 350 tokens of debt
-    const next = await limiter.acquire(who(100, 1000), 10);
+    const next = await limiter.acquire(who(100, 1000), 10, 4, null);
     expect(next.retryAfterMs).toBe(Math.ceil((360 * 60_000) / 250));
     now += next.retryAfterMs;
-    expect((await limiter.acquire(who(100, 1000), 10)).allowed).toBe(true);
+    expect((await limiter.acquire(who(100, 1000), 10, 4, null)).allowed).toBe(true);
+  });
+
+  it('starts a key seen in Redis from its share of the level seen there, refilled since', async () => {
+    let now = 1_000_000;
+    const limiter = make({}, () => now);
+    // 60 rpm: one request a second. Seen with 3 requests left 2 s ago, among 3 instances: 1 + 2/3 now.
+    const seen = { key: { requests: 3, tokens: 100_000 }, account: null, at: now - 2_000 };
+    expect((await limiter.acquire(who(60, 100_000), 1, 3, seen)).allowed).toBe(true);
+    const denied = await limiter.acquire(who(60, 100_000), 1, 3, seen);
+    expect(denied.allowed).toBe(false);
+    now += denied.retryAfterMs;
+    expect((await limiter.acquire(who(60, 100_000), 1, 3, seen)).allowed).toBe(true);
+    // Unseen: a full share (60 / 3).
+    const fresh = { ...who(60, 100_000), keyId: 'key_fresh' };
+    const decisions = await Promise.all(Array.from({ length: 25 }, () => limiter.acquire(fresh, 1, 3, null)));
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(20);
   });
 
   it('still answers "never" to a request over the real limit', async () => {
-    const decision = await make({ expectedInstances: 4 }).acquire(who(100, 1000), 1001);
+    const decision = await make({}).acquire(who(100, 1000), 1001, 4, null);
     expect(decision.retryAfterMs).toBe(Infinity);
   });
 });

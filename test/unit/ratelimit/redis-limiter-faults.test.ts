@@ -1,21 +1,21 @@
-// Redis trouble never hangs a request: killed, paused (slow or black-holed) or its script cache
-// flushed, the limiter answers within its deadline — from the local share, or 503 for subjects that
-// fail closed — and shared limiting resumes by itself. Slots of a holder that is gone come back.
+// Redis trouble never hangs a request: killed, paused (black-holed) or its script cache flushed, the
+// limiter answers within its ceiling — from the local share, or 503 for subjects that fail closed —
+// and shared limiting resumes by itself. The gateway's own event-loop lag is not an outage. Slots
+// of a holder that is gone come back. All on the default settings.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LimitsConfig } from '../../../src/config/config-types.ts';
-import { DEFAULT_LIMITS } from '../../../src/config/default-config.ts';
+import { DEFAULT_LIMITS, DEFAULT_REDIS } from '../../../src/config/default-config.ts';
 import { ApiError } from '../../../src/errors/api-error.ts';
 import { RedisLimiter } from '../../../src/ratelimit/redis-limiter.ts';
 import { subject } from '../../contract/limiter-contract.ts';
 import { startRedis, type TestRedis } from '../../helpers/redis-server.ts';
 
-// Longer than the 50 ms default so that a busy test machine cannot time out healthy calls; the
-// bounds below are about hanging, not speed.
-const COMMAND_TIMEOUT_MS = 100;
-const HANG_BOUND_MS = COMMAND_TIMEOUT_MS + 150;
+const CEILING_MS = DEFAULT_REDIS.commandTimeoutMs;
+// Bounds about hanging, not speed: "at once" and "within the ceiling" with room for a busy machine.
+const AT_ONCE_MS = 250;
 
 let redis: TestRedis;
 let admin: Redis;
@@ -39,7 +39,7 @@ afterAll(async () => {
 
 async function open(settings: Partial<LimitsConfig> = {}, leaseMs?: number): Promise<RedisLimiter> {
   const limiter = await RedisLimiter.open(
-    { url: redis.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, connectTimeoutMs: 500 },
+    { url: redis.url, ...DEFAULT_REDIS },
     { settings: { ...DEFAULT_LIMITS, ...settings }, leaseMs },
   );
   opened.push(limiter);
@@ -62,7 +62,7 @@ async function until(check: () => Promise<boolean>, withinMs: number): Promise<n
 }
 
 describe('RedisLimiter under Redis faults', () => {
-  it('recovers from SCRIPT FLUSH (NOSCRIPT) and goes back to one EVALSHA per decision', async () => {
+  it('recovers from SCRIPT FLUSH (NOSCRIPT) and goes back to EVALSHA', async () => {
     const limiter = await open();
     const who = subject({ rpm: 1000, tpm: 1_000_000 });
     expect((await limiter.acquire(who, 1)).degraded).toBe(false);
@@ -77,7 +77,8 @@ describe('RedisLimiter under Redis faults', () => {
     for (let i = 0; i < 20; i += 1) await limiter.acquire(who, 1);
     const after = await calls();
     expect(after.eval - before.eval).toBe(0);
-    expect(after.evalsha - before.evalsha).toBe(20);
+    expect(after.evalsha - before.evalsha).toBeGreaterThan(0);
+    expect(after.evalsha - before.evalsha).toBeLessThanOrEqual(20);
     expect(limiter.metrics.backendErrors).toBe(0);
   });
 
@@ -89,14 +90,14 @@ describe('RedisLimiter under Redis faults', () => {
       const who = subject({ rpm: 30, tpm: 1_000_000 });
       const answers = [];
       for (let i = 0; i < 12; i += 1) answers.push(await timed(() => limiter.acquire(who, 10)));
-      expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(HANG_BOUND_MS);
+      expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(AT_ONCE_MS);
       expect(answers.every((answer) => answer.value.degraded)).toBe(true);
       expect(answers.filter((answer) => answer.value.allowed)).toHaveLength(10); // 30 / 3 instances
       const strict = await timed(() => limiter.acquire(subject({ rpm: 30, tpm: 1_000 }, 'acct_strict'), 1).catch((error: unknown) => error));
       expect(strict.value).toBeInstanceOf(ApiError);
       expect(strict.value).toMatchObject({ code: 'limiter_unavailable', status: 503 });
-      expect(strict.ms).toBeLessThan(HANG_BOUND_MS);
-      expect((await timed(() => limiter.settle(before.lease!, 10))).ms).toBeLessThan(HANG_BOUND_MS);
+      expect(strict.ms).toBeLessThan(AT_ONCE_MS);
+      expect((await timed(() => limiter.settle(before.lease!, 10))).ms).toBeLessThan(AT_ONCE_MS);
       expect(limiter.metrics).toMatchObject({ localDecisions: 12, failedClosed: 1 });
     } finally {
       await redis.restart();
@@ -105,28 +106,40 @@ describe('RedisLimiter under Redis faults', () => {
     expect(resumedMs).toBeLessThan(5_000);
   });
 
-  it('slow or black-holed: each call gives up at its deadline, the next ones go local at once, then it recovers', async () => {
+  it('black-holed: waits for the ceiling, then goes local (the next ones at once), then recovers', async () => {
     const limiter = await open();
     const who = subject({ rpm: 1000, tpm: 1_000_000 });
     await limiter.acquire(who, 1);
-    // Long enough for the limiter to give up on the silent connection and reopen it.
-    await admin.call('CLIENT', 'PAUSE', '3000', 'ALL');
+    // Longer than the ceiling, so that the limiter gives up on the silent connection and reopens it.
+    await admin.call('CLIENT', 'PAUSE', String(CEILING_MS + 1_500), 'ALL');
     const paused = performance.now();
-    const first = await timed(() => limiter.acquire(who, 1));
+    const first = await timed(() => limiter.acquire(who, 1_000_000));
     expect(first.value.degraded).toBe(true);
-    expect(first.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 5);
-    expect(first.ms).toBeLessThan(HANG_BOUND_MS);
+    expect(first.ms).toBeGreaterThanOrEqual(CEILING_MS - 5);
+    expect(first.ms).toBeLessThan(CEILING_MS + 1_000);
     const next = await timed(() => limiter.acquire(who, 1));
     expect(next.value.degraded).toBe(true);
-    expect(next.ms).toBeLessThan(20);
-    while (performance.now() - paused < 2_800) {
+    expect(next.ms).toBeLessThan(AT_ONCE_MS);
+    while (performance.now() - paused < CEILING_MS + 1_300) {
       const answer = await timed(() => limiter.acquire(who, 1));
       expect(answer.value.degraded).toBe(true);
-      expect(answer.ms).toBeLessThan(HANG_BOUND_MS);
-      await sleep(20);
+      expect(answer.ms).toBeLessThan(AT_ONCE_MS);
+      await sleep(50);
     }
-    expect(limiter.metrics.backendErrors).toBeGreaterThanOrEqual(2);
+    expect(limiter.metrics.backendErrors).toBeGreaterThanOrEqual(1);
     await until(async () => !(await limiter.acquire(who, 1)).degraded, 5_000);
+  });
+
+  it('the gateway\'s own event-loop lag past the ceiling is not an outage: the reply read late still decides', async () => {
+    const limiter = await open();
+    const who = subject({ rpm: 10, tpm: 1_000_000 });
+    const decision = limiter.acquire(who, 1);
+    await new Promise((resolve) => setImmediate(resolve)); // the call goes out
+    const blockedUntil = performance.now() + CEILING_MS + 500;
+    while (performance.now() < blockedUntil); // a loop stalled by other work
+    expect(await decision).toMatchObject({ allowed: true, degraded: false });
+    expect(limiter.metrics).toMatchObject({ localDecisions: 0, failedClosed: 0, backendErrors: 0 });
+    expect((await limiter.acquire(who, 1)).degraded).toBe(false);
   });
 
   it('gives back the slots of a holder that died, but not those of one that lives', async () => {
@@ -147,9 +160,8 @@ describe('RedisLimiter under Redis faults', () => {
 
   it('lets Redis keep the time: the production call passes no clock to the script', () => {
     const source = readFileSync(new URL('../../../src/ratelimit/redis-limiter.ts', import.meta.url), 'utf8');
-    const calls = [...source.matchAll(/#script\.(acquire|settle|renew)\(([^)]*)\)/g)];
-    expect(calls.map((call) => call[1]).sort()).toEqual(['acquire', 'renew', 'settle']);
-    const arity = { acquire: 5, settle: 4, renew: 4 } as Record<string, number>;
-    for (const [, name, args] of calls) expect(args!.split(',').length, name).toBe(arity[name!]);
+    const calls = [...source.matchAll(/#script\.(\w+)\(([^)]*)\)/g)];
+    expect(calls.map((call) => call[1])).toEqual(['sync']);
+    expect(calls[0]![2]!.split(',')).toHaveLength(3);
   });
 });
