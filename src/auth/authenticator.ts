@@ -1,7 +1,8 @@
 // Bearer key → principal. The format and checksum are checked before any lookup; a lookup goes
 // through a short-TTL cache to the store. Key events (revocation, suspension) drop cache entries at
 // once; the TTL, at most 10 s, bounds how long a missed event can go unnoticed. A store that cannot
-// answer is a 503, never a 401, and cached keys keep working meanwhile.
+// answer is a 503, never a 401, and a key looked up before keeps working meanwhile on its last
+// known answer, however long ago its entry expired (events missed in an outage are missed anyway).
 import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -62,7 +63,9 @@ export class Authenticator {
       try {
         found = await this.#find(digestApiKey(key, this.#secret));
       } catch {
-        throw new ApiError('auth_unavailable');
+        lookup = this.#cache.getStale(key)?.lookup;
+        if (lookup === undefined) throw new ApiError('auth_unavailable');
+        return principalOf(lookup);
       }
       lookup = this.#judge(found);
       // Unknown keys are not cached, so a key created a moment later works at once.
@@ -70,8 +73,7 @@ export class Authenticator {
         this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
       }
     }
-    if ('error' in lookup) throw lookup.error;
-    return lookup.principal;
+    return principalOf(lookup);
   }
 
   /** Drops the cached lookups a key event concerns (subscribe this to the store's events). */
@@ -116,4 +118,9 @@ export class Authenticator {
       },
     };
   }
+}
+
+function principalOf(lookup: Lookup): Principal {
+  if ('error' in lookup) throw lookup.error;
+  return lookup.principal;
 }

@@ -1,5 +1,6 @@
 // A small bounded cache with a per-entry TTL. Map iteration order is insertion order, so the
-// oldest entry is evicted first when full.
+// oldest entry is evicted first when full. An expired entry stays (within the bound) for getStale:
+// the last known answer while the source cannot be asked.
 
 export class KeyCache<V> {
   readonly #entries = new Map<string, { value: V; expiresAt: number }>();
@@ -13,10 +14,12 @@ export class KeyCache<V> {
 
   get(key: string, now: number): V | undefined {
     const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt > now) return entry.value;
-    this.#entries.delete(key);
-    return undefined;
+    return entry !== undefined && entry.expiresAt > now ? entry.value : undefined;
+  }
+
+  /** The entry expired or not. */
+  getStale(key: string): V | undefined {
+    return this.#entries.get(key)?.value;
   }
 
   set(key: string, value: V, now: number): void {

@@ -1,6 +1,6 @@
-// Three gateway processes sharing one Redis behave as one service: exact admission under
-// concurrency, revocation on every instance within a second, and a frozen Redis that delays
-// nothing past the deadline and is recovered from without a restart.
+// Three gateway processes sharing one Redis behave as one service: revocation on every instance
+// within a second, and a frozen or killed Redis that delays nothing past the ceiling and is
+// recovered from without a restart. (Exact admission: fleet-limits.test.ts.)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,8 +31,7 @@ beforeAll(async () => {
   // Persistent (AOF), as the README asks of production: keys survive the kill in the last test.
   redis = await startRedis({ appendOnlyDir: dir });
   const config = join(dir, 'munja.json');
-  // A loaded 2-core machine can miss a 50 ms deadline; this test is about exactness, not speed.
-  writeFileSync(config, JSON.stringify({ redis: { commandTimeoutMs: 500 }, engine: { threads: 1 }, models: { fast: { local: {} } } }));
+  writeFileSync(config, JSON.stringify({ engine: { threads: 1 }, models: { fast: { local: {} } } }));
   env = { REDIS_URL: redis.url, MUNJA_CONFIG: config, MUNJA_WORKERS: '1', MUNJA_DATA: dir };
   instances = [];
   for (let i = 0; i < 3; i++) instances.push(await startServeProcess(env));
@@ -47,17 +46,6 @@ afterAll(async () => {
 });
 
 describe('three instances on one Redis', () => {
-  it('admit exactly 50 of 300 concurrent requests on a key allowed 50', async () => {
-    for (let run = 0; run < 3; run++) {
-      const { key } = cli('keys', 'create', '--account', `burst${run}@example.com`, '--rpm', '50', '--tpm', '100000000');
-      const responses = await Promise.all(Array.from({ length: 300 }, (_, i) => chat(instances[i % 3]!, key)));
-      const statuses = responses.map((response) => response.status);
-      await Promise.all(responses.map((response) => response.arrayBuffer()));
-      expect(statuses.filter((status) => status === 200)).toHaveLength(50);
-      expect(statuses.filter((status) => status === 429)).toHaveLength(250);
-    }
-  });
-
   it('see a revocation and a suspension on every instance within a second', async () => {
     const created = cli('keys', 'create', '--account', 'revoke@example.com');
     for (const instance of instances) expect((await chat(instance, created.key)).status).toBe(200);

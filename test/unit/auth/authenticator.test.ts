@@ -1,5 +1,5 @@
-// The auth cache and key events: what a forget drops, lookups shared while in flight, and no stale
-// record cached by a lookup that raced a forget.
+// The auth cache and key events: what a forget drops, lookups shared while in flight, no stale
+// record cached by a lookup that raced a forget, and the last known answer while the store is down.
 import { describe, expect, it } from 'vitest';
 import { digestApiKey, generateApiKey } from '../../../src/auth/api-key.ts';
 import { Authenticator } from '../../../src/auth/authenticator.ts';
@@ -21,7 +21,7 @@ function record(keyId: string, accountId: string, revoked = false): KeyWithAccou
 function fakeStore() {
   const records = new Map<string, KeyWithAccount>();
   let gate: Promise<void> | undefined;
-  const state = { lookups: 0, records, hold(): () => void {
+  const state = { lookups: 0, down: false, records, hold(): () => void {
     let release!: () => void;
     gate = new Promise((resolve) => { release = resolve; });
     return () => { gate = undefined; release(); };
@@ -29,6 +29,7 @@ function fakeStore() {
   const store = {
     async findKeyByDigest(digest: string) {
       state.lookups++;
+      if (state.down) throw new Error('store unreachable');
       const found = records.get(digest);
       await gate;
       return found;
@@ -105,6 +106,32 @@ describe('Authenticator and key events', () => {
       Date.now = () => start + 10_001;
       await outcome(key);
       expect(state.lookups).toBe(2);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it('answers from the last known lookup, however old, while the store cannot be reached; 503 for a key never seen', async () => {
+    const { auth, state, add, outcome } = setUp(1_000);
+    const known = add('key_1', 'acct_a');
+    const revokedBefore = add('key_2', 'acct_a');
+    const unseen = add('key_3', 'acct_b');
+    const realNow = Date.now;
+    try {
+      const start = realNow();
+      Date.now = () => start;
+      expect(await outcome(known.key)).toBe('ok');
+      expect(await outcome(revokedBefore.key)).toBe('ok');
+      revokedBefore.revoke();
+      auth.forget({ kind: 'key', keyId: 'key_2' }); // an event received before the outage counts
+      state.down = true;
+      Date.now = () => start + 600_000;
+      expect(await outcome(known.key)).toBe('ok');
+      expect(await outcome(revokedBefore.key)).toBe('auth_unavailable');
+      expect(await outcome(unseen.key)).toBe('auth_unavailable');
+      state.down = false;
+      known.revoke();
+      expect(await outcome(known.key)).toBe('invalid_api_key'); // back: the store decides again
     } finally {
       Date.now = realNow;
     }
