@@ -17,7 +17,7 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -31,15 +31,18 @@ function launch(port: number, appendOnlyDir: string | undefined): Promise<ChildP
   const persistence = appendOnlyDir === undefined
     ? ['--appendonly', 'no']
     : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', appendOnlyDir];
-  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', ...persistence, '--protected-mode', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawnRedis(['--bind', '127.0.0.1', '--port', String(port), '--save', '', ...persistence, '--protected-mode', 'no']);
+}
+
+/** Starts redis-server with `args` and resolves once it prints `readyText`. */
+export function spawnRedis(args: readonly string[], readyText = 'Ready to accept connections'): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`redis-server did not start:\n${output}`)); }, 10_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
+      if (output.includes(readyText)) {
         clearTimeout(timer);
         resolve(child);
       }
@@ -48,7 +51,7 @@ function launch(port: number, appendOnlyDir: string | undefined): Promise<ChildP
   });
 }
 
-async function terminate(child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
+export async function terminate(child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
   if (child === null || child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGCONT'); // a frozen server would not act on SIGTERM
