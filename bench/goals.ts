@@ -87,8 +87,6 @@ export function goals(results: Results): Goal[] {
   const list: Goal[] = [];
   list.push(cpuGoal(munja, nginx, spreadOf(munjaToNginx(results.rounds ?? []))));
   list.push(throughputGoal(munja, direct, spreadOf(munjaToDirect(results.rounds ?? []))));
-  const redis = results.redis === undefined || direct === undefined ? undefined : results.redis.json.load.requestsPerSecond / direct.requestsPerSecond;
-  list.push({ goal: 'Throughput with the Redis limiter ≥ 0.7× direct', measured: redis === undefined ? 'not run' : `${ratio(redis)} direct`, verdict: judge(redis === undefined ? undefined : redis >= 0.7) });
   const at1000 = addedLatency(byName(results, 'munja'), byName(results, 'direct'), 1000);
   const held1000 = at1000 !== undefined && at1000.paced.gaveUp === undefined;
   list.push({ goal: 'Added latency at 1000 req/s paced: p50 ≤ 0.2 ms', measured: at1000 === undefined ? 'not run' : `${signedMs(at1000.p50)} ms`, verdict: judgeAdded(at1000?.p50, held1000, 0.2) });

@@ -11,7 +11,6 @@ import { AT_REST_SECONDS, type SoakResult } from './soak.ts';
 
 export function pacedTable(results: Results): string {
   const runs: { label: string; paced: PacedResult }[] = results.targets.flatMap((run) => run.paced.map((paced) => ({ label: run.label, paced })));
-  if (results.redis?.paced !== undefined) runs.push({ label: 'Munja + Redis limiter', paced: results.redis.paced });
   if (runs.length === 0) return 'Not run.';
   return table(
     ['target', 'rate', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'service p50 / p99 ms', '200 / scheduled', 'errors', 'late sends (> 1 ms)', 'send lag p99 ms', 'waited for a connection', 'CPU stolen', 'fell behind'],
@@ -104,7 +103,7 @@ export function problems(results: Results, info: RunInfo): string[] {
   if (info.backgroundBusy > BUSY_BACKGROUND) {
     lines.push(`- The machine was not idle before the run (${fixed(info.backgroundBusy * 100, 0)} % of all cores busy): other work competed for CPU, so every figure is skewed. Run again on a quiet machine.`);
   }
-  const closed = [...results.targets.flatMap((run) => [run.json, run.stream, ...run.sweep]), ...results.munjaOnly, results.redis?.json, results.workers?.one, results.workers?.two];
+  const closed = [...results.targets.flatMap((run) => [run.json, run.stream, ...run.sweep]), ...results.munjaOnly, ...(results.fleet?.rounds.map((round) => round.redis) ?? []), results.workers?.one, results.workers?.two];
   for (const result of closed) {
     if (result === undefined) continue;
     const name = `${result.target.label} ${result.scenario.id} (${result.connections} conns)`;

@@ -1,5 +1,6 @@
 // `npm run bench`: Munja side by side with a direct baseline, nginx and the Portkey gateway, then
-// Munja alone (rejections, the Redis limiter, two workers, many open streams, a soak). The mock
+// Munja alone (rejections, the fleet on Redis against the embedded store, two workers, many open
+// streams, a soak). The mock
 // upstream and the load generators run on CPU 0, the proxy under test alone on CPU 1. Rewrites
 // bench/REPORT.md and the plots in docs/bench/. Every process it starts is stopped by its PID.
 // Peers are installed by bench/setup.sh; a missing one is skipped and the report says so.
@@ -13,7 +14,8 @@
 //   BENCH_PACED_SECONDS [10]     measured seconds per paced rate
 //   BENCH_SWEEP [1,10,50,100,200] connections for the throughput plot; BENCH_SWEEP_SECONDS [2] each
 //   BENCH_DELIVERY_SECONDS [4]   paced, time-stamped streams per target (delivery latency)
-//   BENCH_ROUNDS [5]             rounds of fresh processes side by side: nginx, the floor relay, Munja
+//   BENCH_ROUNDS [5]             rounds of fresh processes side by side: nginx, the floor relay, Munja;
+//                                and of the fleet part: Munja embedded, Munja on Redis
 //   BENCH_STREAMS [10000]        concurrent open streams wanted; BENCH_STREAMS_HOLD_SECONDS [5]
 //   BENCH_SOAK_SECONDS [60]      soak length (600 for the 10-minute soak); BENCH_SOAK_CONCURRENCY [50]
 //   BENCH_SKIP                   comma-separated parts to leave out: nginx, portkey, paced, delivery,
@@ -23,10 +25,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunContext } from './closed-loop.ts';
+import { runFleet } from './fleet.ts';
 import { runManyStreams } from './many-streams.ts';
 import { type Peer, startNginx } from './peer/nginx.ts';
 import { startPortkey } from './peer/portkey.ts';
-import { closedLoop, measureTarget, paced, say, type TargetRun, warmUp } from './phases.ts';
+import { closedLoop, measureTarget, say, type TargetRun, warmUp } from './phases.ts';
 import { writePlots } from './plots.ts';
 import { canPin, pinSelf, type StopOutcome, stop, stopAll } from './processes.ts';
 import { clockTicksPerSecond, describeMachine, machineBusyOver, machineTicks, stealShare } from './proc-stats.ts';
@@ -134,13 +137,7 @@ async function main(): Promise<void> {
       else {
         results.redisVersion = redis.version;
         if (!settings.skip.has('redis')) {
-          const withRedis = await startMunja({ name: 'munja-redis', tempDir, mockPort: mock.port, redisUrl: redis.url, workers: 1, ...(pinned ? { cpus: PROXY_CPU } : {}) });
-          const redisTarget = munjaTarget(withRedis, 'munja-redis', 'Munja + Redis limiter');
-          await warmUp(redisTarget, settings, context);
-          const json = await closedLoop(chatJson, redisTarget, { ...own, log: withRedis.log }, context);
-          const pacedRun = settings.skip.has('paced') ? undefined : await paced(redisTarget, settings.rates[0]!, settings.pacedSeconds, context);
-          results.redis = { json, ...(pacedRun === undefined ? {} : { paced: pacedRun }) };
-          stops.push(await stop(withRedis.process));
+          results.fleet = await runFleet(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU), redis }, context, stops);
         }
         if (!settings.skip.has('workers')) {
           // Both workers' runs float over both cores, as do wrk and Munja; the mock stays on CPU 0.

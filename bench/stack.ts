@@ -75,9 +75,6 @@ function munjaConfig(mockPort: number, localModel: boolean): object {
   return {
     // A short grace: the bench stops Munja when no request is in flight.
     server: { shutdownGraceMs: 2_000 },
-    // Deadlines above the 50 ms default: on a shared 2-core machine a busy moment would otherwise turn
-    // Redis calls into local fallback decisions, and the Redis runs would not measure Redis.
-    redis: { commandTimeoutMs: 1_000, connectTimeoutMs: 5_000 },
     // The bench key carries all the load: its limits never bind. The per-key concurrency cap stays on,
     // as in production, but far above any load here (the many-streams scenario holds ~10,000).
     limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 1_000_000 },
