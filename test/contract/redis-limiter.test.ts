@@ -54,6 +54,44 @@ describe('RedisLimiter on one shared Redis', () => {
     }
   });
 
+  const scriptCalls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+
+  it('spends leases locally: 1,000 requests one after the other on a busy key take a few dozen calls, none beyond the limit', async () => {
+    const [limiter] = await fleet(1);
+    const who = subject({ rpm: 1_000_000, tpm: 1_000_000_000 });
+    const before = await scriptCalls();
+    for (let i = 0; i < 1_000; i += 1) {
+      const decision = await limiter!.acquire(who, 100);
+      expect(decision.allowed).toBe(true);
+      await limiter!.settle(decision.lease!, 50);
+    }
+    expect(await scriptCalls() - before).toBeLessThan(40);
+  });
+
+  it('answers a 429 flood from the cached denial until the bucket refills: no call per refusal', async () => {
+    const [limiter] = await fleet(1);
+    const who = subject({ rpm: 2, tpm: 1_000_000 });
+    await limiter!.acquire(who, 1);
+    await limiter!.acquire(who, 1);
+    const first = await limiter!.acquire(who, 1);
+    expect(first).toMatchObject({ allowed: false, limitedBy: { name: 'key_requests' } });
+    const before = await scriptCalls();
+    const flood = await Promise.all(Array.from({ length: 500 }, () => limiter!.acquire(who, 1)));
+    expect(flood.every((decision) => !decision.allowed && decision.retryAfterMs > 0 && decision.retryAfterMs <= first.retryAfterMs)).toBe(true);
+    expect(await scriptCalls() - before).toBe(0);
+  });
+
+  it('registers each instance in the fleet, divides the local share by the live count, and leaves on close', async () => {
+    const limiters = await fleet(3);
+    await new Promise((resolve) => setTimeout(resolve, 2_200)); // a heartbeat each after all three joined
+    for (const limiter of limiters) expect(limiter.instances).toBe(await admin.zcard('munja:fleet:v1'));
+    expect(limiters[0]!.instances).toBeGreaterThanOrEqual(3);
+    const live = await admin.zcard('munja:fleet:v1');
+    await limiters[0]!.close();
+    opened.splice(opened.indexOf(limiters[0]!), 1);
+    expect(await admin.zcard('munja:fleet:v1')).toBe(live - 1);
+  });
+
   it('is immune to the gateway clock: ±30 s skew changes no decision', async () => {
     const [limiter] = await fleet(1);
     const who = subject({ rpm: 3, tpm: 1_000_000 });
