@@ -1,8 +1,10 @@
 // Redis trouble never hangs a request: calls fail fast while Redis is down or stuck, auth answers
-// 503 (cached keys keep working until their TTL), and everything resumes by itself when Redis is back.
+// 503 (keys checked before keep working on their last known record, past their cache TTL), and
+// everything resumes by itself when Redis is back.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Authenticator } from '../../../src/auth/authenticator.ts';
+import { DEFAULT_REDIS } from '../../../src/config/default-config.ts';
 import { createApiKey } from '../../../src/auth/create-key.ts';
 import { digestApiKey } from '../../../src/auth/api-key.ts';
 import type { ApiError } from '../../../src/errors/api-error.ts';
@@ -11,17 +13,15 @@ import { openStore } from '../../../src/store/open-store.ts';
 import type { StoreWithEvents } from '../../../src/store/publishing-store.ts';
 import { startRedis, type TestRedis } from '../../helpers/redis-server.ts';
 
-// Longer than the 50 ms default so that a busy test machine cannot time out healthy commands; the
-// assertions below are bounds on hanging, not on speed.
-const COMMAND_TIMEOUT_MS = 250;
-const HANG_BOUND_MS = 1_000;
+// On the default deadline; the assertions below are bounds on hanging, not on speed.
+const HANG_BOUND_MS = DEFAULT_REDIS.commandTimeoutMs + 1_000;
 const CACHE_TTL_MS = 3_000;
 
 let redis: TestRedis;
 let admin: Redis;
 
 async function open(startupBudgetMs?: number): Promise<StoreWithEvents> {
-  return openStore({ dataDir: '/nonexistent', redis: { url: redis.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, connectTimeoutMs: 500 } }, { startupBudgetMs });
+  return openStore({ dataDir: '/nonexistent', redis: { url: redis.url, ...DEFAULT_REDIS } }, { startupBudgetMs });
 }
 
 async function timed(work: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
@@ -57,7 +57,7 @@ beforeEach(async () => {
 });
 
 describe('Redis outages', () => {
-  it('killed: lookups fail fast, auth answers 503 but serves cached keys until their TTL; restarted: the same store works again', async () => {
+  it('killed: lookups fail fast, auth answers 503 but serves keys checked before, past their TTL; restarted: the same store works again', async () => {
     const store = await open();
     const auth = new Authenticator({ store, secret: await store.keySecret(), defaultLimits: { rpm: 60, tpm: 1_000 }, cacheTtlMs: CACHE_TTL_MS });
     const cached = await createApiKey(store, { accountEmail: 'ana@example.com', createAccount: true });
@@ -76,7 +76,7 @@ describe('Redis outages', () => {
     expect((await auth.authenticate(`Bearer ${cached.key}`)).keyId).toBe(cached.record.id);
 
     await until(() => performance.now() - cachedAt > CACHE_TTL_MS, CACHE_TTL_MS + 1_000);
-    await expect(auth.authenticate(`Bearer ${cached.key}`)).rejects.toMatchObject({ code: 'auth_unavailable' });
+    expect((await auth.authenticate(`Bearer ${cached.key}`)).keyId).toBe(cached.record.id);
 
     await redis.restart(); // empty: the test server keeps nothing
     await until(succeeds(() => store.countAccounts()), 5_000);

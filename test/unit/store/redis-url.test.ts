@@ -39,7 +39,7 @@ describe('REDIS_URL', () => {
   it('is a setting: absent means the embedded store; bad is a ConfigError without the password', () => {
     expect(redisFrom({})).toBeNull();
     expect(redisFrom({ REDIS_URL: ' ' })).toBeNull();
-    expect(redisFrom({ REDIS_URL: 'redis://h' })).toEqual({ url: 'redis://h', commandTimeoutMs: 50, connectTimeoutMs: 1_000 });
+    expect(redisFrom({ REDIS_URL: 'redis://h' })).toEqual({ url: 'redis://h', commandTimeoutMs: 2_000, connectTimeoutMs: 1_000 });
     expect(redisFrom({ REDIS_URL: 'redis://h' }, { commandTimeoutMs: 20 })?.commandTimeoutMs).toBe(20);
     expect(() => redisFrom({ REDIS_URL: 'memcached://u:hunter2@h' })).toThrow(ConfigError);
     expect(() => redisFrom({ REDIS_URL: 'memcached://u:hunter2@h' })).not.toThrow(/hunter2/);
