@@ -151,6 +151,7 @@ export class HttpServer {
     const { router, lifecycle } = this.#options;
     lifecycle.enter(ctx);
     const route = router.match(ctx.path);
+    if (route !== undefined) ctx.route = route.name;
     const handler = route?.handler(ctx.method);
     let pending: void | Promise<void> = undefined;
     try {

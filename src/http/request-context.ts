@@ -1,6 +1,7 @@
 // Per-request state. uWS invalidates HttpRequest when the handler returns and HttpResponse when
 // the request is aborted, so everything needed later is copied here synchronously.
 import { randomBytes } from 'node:crypto';
+import { UNMATCHED_ROUTE } from './router.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
 // Request ids: a random per-process prefix plus a counter is unique and costs no syscall.
@@ -66,6 +67,8 @@ export class RequestContext implements Abortable {
   onAbort: (() => void) | null = null;
   /** Set when the request has been answered in full. */
   finished = false;
+  /** The matched route's name (http/router.ts): a bounded label, unlike the path. */
+  route = UNMATCHED_ROUTE;
   // Fields for the request log line.
   keyId: string | null = null;
   model: string | null = null;

@@ -163,6 +163,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (mode === 'error') return this.#reject(statusFailure(this.#status, this.#text(), this.#retryAfter));
     if (mode === 'json') return this.#finishJson();
     const filter = this.#filter!;
+    // The upstream's own error event was relayed (as ours): the stream failed though it ended well.
+    if (filter.upstreamError !== null) this.#call.streamTo!.errorCode = filter.upstreamError.code;
     this.#writeParts();
     // An upstream that ends without [DONE] (some servers omit it) still gets a well-formed end.
     this.#writer!.end(filter.sawDone ? '' : DONE_FRAME);
