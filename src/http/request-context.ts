@@ -1,6 +1,7 @@
 // Per-request state. uWS invalidates HttpRequest when the handler returns and HttpResponse when
 // the request is aborted, so everything needed later is copied here synchronously.
 import { randomBytes } from 'node:crypto';
+import type { RequestTrace } from '../observability/request-trace.ts';
 import { UNMATCHED_ROUTE } from './router.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
@@ -43,6 +44,8 @@ export interface Abortable {
   readonly aborted: boolean;
   /** Called once if the client goes away; the current owner of the work sets it. */
   onAbort: (() => void) | null;
+  /** The request's spans when tracing is on; absent or null otherwise. */
+  readonly trace?: RequestTrace | null;
 }
 
 export class RequestContext implements Abortable {
@@ -88,6 +91,8 @@ export class RequestContext implements Abortable {
   closeConnection = false;
   /** Where the lifecycle's in-flight list holds this request (lifecycle/in-flight-requests.ts). */
   inFlightSlot = -1;
+  /** The request's spans; null while tracing is off (nothing is traced, nothing allocated). */
+  trace: RequestTrace | null = null;
 
   constructor(res: HttpResponse, req: HttpRequest, writeStallMs: number) {
     this.res = res;

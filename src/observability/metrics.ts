@@ -9,12 +9,13 @@
 // Label cardinality is bounded: route is a route's name (http/router.ts) or `unmatched`; model,
 // only on the chat completions route, is a configured id, `other` (an unknown name) or `none` (the
 // request was refused before it named one); status is an HTTP status code (499: client closed);
-// outcome one of OUTCOMES; code an error code from the catalogue.
+// outcome one of OUTCOMES (request-outcome.ts); code an error code from the catalogue.
 import cluster from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
 import { ERROR_CATALOGUE } from '../errors/catalogue.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { KeyedCounter, KeyedHistogram, type Labels } from './keyed-metrics.ts';
+import { finalStatus, OUTCOMES, outcomeIndex } from './request-outcome.ts';
 import { type MetricSources, registerScrapeMetrics } from './scrape-metrics.ts';
 
 export type { MetricSources };
@@ -29,13 +30,6 @@ export const OVERHEAD_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.0
 
 /** Error codes counted as rate-limit rejections (the 429s, and the limiter's fail-closed 503). */
 export const REJECTION_REASONS = ['rate_limit_exceeded', 'upstream_rate_limited', 'sign_in_throttled', 'limiter_unavailable'] as const;
-
-/**
- * How a request ended. `stream_failed`: the response had started (status 200) and ended in an SSE
- * error event, which its status cannot show; `client_closed`: the client left first (status 499).
- */
-export const OUTCOMES = ['ok', 'error', 'stream_failed', 'client_closed'] as const;
-const [OK, ERROR, STREAM_FAILED, CLIENT_CLOSED] = [0, 1, 2, 3];
 
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
@@ -111,10 +105,8 @@ export class GatewayMetrics {
     const route = this.#route(ctx.route);
     const chat = ctx.route === COMPLETIONS_ROUTE;
     const model = ctx.model === null ? this.#none : (this.#modelIndex.get(ctx.model) ?? this.#other);
-    const closed = ctx.aborted && !ctx.finished;
-    const status = closed ? 499 : ctx.status;
-    const outcome = closed ? CLIENT_CLOSED : status >= 400 ? ERROR : ctx.errorCode !== null ? STREAM_FAILED : OK;
-    this.#requests.add(((route * this.#models + (chat ? model : 0)) * 1024 + (status & 1023)) * 4 + outcome, 1);
+    const status = finalStatus(ctx);
+    this.#requests.add(((route * this.#models + (chat ? model : 0)) * 1024 + (status & 1023)) * 4 + outcomeIndex(ctx), 1);
     if (ctx.errorCode !== null) {
       this.#errors.add(route * (ERROR_CODES.length + 1) + (ERROR_CODE_INDEX.get(ctx.errorCode) ?? ERROR_CODES.length), 1);
       if (status === 429 || ctx.errorCode === 'limiter_unavailable') {
