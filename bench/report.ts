@@ -12,6 +12,7 @@ import { READING_NOTES } from './report-notes.ts';
 import type { Round } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
 import type { SoakResult } from './soak.ts';
+import { type TracingCost, tracingCostTable } from './tracing-cost.ts';
 
 export interface Results {
   readonly targets: TargetRun[];
@@ -24,6 +25,7 @@ export interface Results {
   manyStreams?: ManyStreamsResult;
   soak?: SoakResult;
   rounds?: Round[];
+  tracing?: TracingCost;
 }
 
 function sideBySide(results: Results): string {
@@ -118,6 +120,10 @@ ${deliveryTable(results)}
 ## Closed-loop runs
 
 ${closedLoopTable([...results.targets.flatMap((run) => [run.json, run.stream, ...run.sweep]), ...results.munjaOnly, ...(results.redis ? [results.redis.json] : [])].filter((result): result is ClosedLoopResult => result !== undefined))}
+
+## What tracing costs (OpenTelemetry, OTLP/HTTP export)
+
+${results.tracing === undefined ? 'Not run.' : tracingCostTable(results.tracing)}
 
 ## Two workers against one (Redis store and limiter)
 
