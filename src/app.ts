@@ -62,7 +62,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   // The SDK is loaded only when tracing is on.
   const tracing: Tracing | null = config.tracing === null
     ? null
-    : new (await import('./observability/tracing.ts')).Tracing(config.tracing, options.spanProcessor);
+    : new (await import('./observability/tracing.ts')).Tracing(config.tracing, logger, options.spanProcessor);
   // Created first: a cluster worker must answer the primary's scrapes while it is still starting.
   const metrics = config.metrics === null ? null : new GatewayMetrics(config.models.map((model) => model.id));
   if (metrics !== null) answerPrimaryScrapes(metrics.registry);

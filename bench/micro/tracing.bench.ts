@@ -49,8 +49,8 @@ function request(tracing: Tracing | null, req: HttpRequest): void {
   trace?.finish(ctx);
 }
 
-const sampled = new Tracing(CONFIG, new NoopSpanProcessor());
-const unsampled = new Tracing({ ...CONFIG, sampler: 'traceidratio', samplerRatio: 0 }, new NoopSpanProcessor());
+const sampled = new Tracing(CONFIG, null, new NoopSpanProcessor());
+const unsampled = new Tracing({ ...CONFIG, sampler: 'traceidratio', samplerRatio: 0 }, null, new NoopSpanProcessor());
 const timings: Timing[] = [
   await timeSync('tracing off: the hooks with ctx.trace null', () => request(null, NO_HEADERS)),
   await timeSync('tracing on, not sampled: traceparent for the upstream only', () => request(unsampled, NO_HEADERS)),

@@ -39,15 +39,16 @@ export class RequestTrace {
 
   constructor(tracing: Tracing, ctx: RequestContext, parent: Context) {
     this.#tracing = tracing;
-    this.#span = tracing.tracer.startSpan(ctx.method, {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': ctx.method, 'url.path': maskApiKeys(ctx.path).slice(0, 2048), 'munja.request_id': ctx.requestId },
-    }, parent);
+    this.#span = tracing.tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
     this.#context = trace.setSpan(parent, this.#span);
     const spanContext = this.#span.spanContext();
     this.traceId = spanContext.traceId;
     this.spanId = spanContext.spanId;
     this.recording = this.#span.isRecording();
+    // Set after the sampler's decision (it reads none of them): a dropped request skips the work.
+    if (this.recording) {
+      this.#span.setAttributes({ 'http.request.method': ctx.method, 'url.path': maskApiKeys(ctx.path).slice(0, 2048), 'munja.request_id': ctx.requestId });
+    }
   }
 
   /** Whether prompts and completions are recorded (the operator opted in, and the request is sampled). */

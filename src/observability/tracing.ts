@@ -4,7 +4,7 @@
 //
 // No global context manager: each request's spans hang off its own context, passed explicitly
 // (RequestTrace). AsyncLocalStorage would tax every promise of every request while tracing is on.
-import { ROOT_CONTEXT, type Tracer } from '@opentelemetry/api';
+import { diag, DiagLogLevel, ROOT_CONTEXT, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -22,6 +22,7 @@ import type { TraceSampler, TracingConfig } from '../config/config-types.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import type { HttpRequest } from '../http/uws.ts';
 import { BUILD_VERSION } from './build-info.ts';
+import type { Logger } from './logger.ts';
 import { RequestTrace } from './request-trace.ts';
 
 const TRACER_NAME = 'munja';
@@ -44,9 +45,13 @@ export class Tracing {
   readonly captureContent: boolean;
   readonly #provider: TracerProvider;
 
-  /** `processor` replaces the OTLP export (tests give the SDK's in-memory exporter). */
-  constructor(config: TracingConfig, processor: SpanProcessor = otlpProcessor(config)) {
+  /**
+   * `processor` replaces the OTLP export (tests give the SDK's in-memory exporter). The SDK's own
+   * warnings (an export that failed, spans dropped from a full queue) go to `logger`.
+   */
+  constructor(config: TracingConfig, logger: Logger | null, processor: SpanProcessor = otlpProcessor(config)) {
     this.captureContent = config.captureContent;
+    if (logger !== null) reportSdkProblems(logger);
     this.#provider = new TracerProvider({
       resource: resourceFromAttributes({
         ...config.resourceAttributes,
@@ -71,6 +76,12 @@ export class Tracing {
   async shutdown(): Promise<void> {
     await this.#provider.shutdown();
   }
+}
+
+function reportSdkProblems(logger: Logger): void {
+  const log = (level: 'error' | 'warn') => (message: string, ...args: unknown[]) => logger[level]({ detail: args.map(String).join(' ').slice(0, 500) }, `tracing: ${message}`);
+  const ignore = () => {};
+  diag.setLogger({ error: log('error'), warn: log('warn'), info: ignore, debug: ignore, verbose: ignore }, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
 }
 
 function otlpProcessor(config: TracingConfig): SpanProcessor {

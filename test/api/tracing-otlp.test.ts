@@ -1,5 +1,8 @@
 // The OTLP wire output: the gateway configured only by OTEL_* variables exports its spans over
 // OTLP/HTTP protobuf (gzip) to a receiver that decodes them.
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
@@ -78,5 +81,37 @@ describe('OTLP/HTTP export', () => {
     const [seen] = await mock.waitForRequests(1);
     expect(seen!.headers.traceparent).toBe(`00-${CLIENT_TRACE}-${upstream.spanId}-01`);
     expect(JSON.stringify(spans)).not.toContain(key);
+  });
+});
+
+describe('an OTLP endpoint that cannot be reached', () => {
+  it('costs spans, not requests, and the log says so', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address() as { port: number };
+    probe.close();
+    const logStream = new PassThrough();
+    let logged = '';
+    logStream.on('data', (chunk: Buffer) => { logged += chunk.toString(); });
+    const unreachable = await startGateway(undefined, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '20', OTEL_EXPORTER_OTLP_TIMEOUT: '500' },
+      logTo: logStream,
+    });
+    try {
+      const { key } = await unreachable.createKey();
+      for (let index = 0; index < 3; index++) {
+        const response = await fetch(`${unreachable.origin}/v1/chat/completions`, {
+          method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody({ model: 'fast', max_tokens: 2 }),
+        });
+        expect(response.status).toBe(200);
+        await response.text();
+      }
+      const deadline = Date.now() + 10_000;
+      while (!logged.includes('"msg":"tracing: ') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(logged).toMatch(/"level":(40|50),[^\n]*"msg":"tracing: /);
+    } finally {
+      await unreachable.close();
+    }
   });
 });
