@@ -13,6 +13,7 @@ import { READING_NOTES } from './report-notes.ts';
 import type { Round } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
 import type { SoakResult } from './soak.ts';
+import { type TracingCost, tracingCostTable } from './tracing-cost.ts';
 
 export interface Results {
   readonly targets: TargetRun[];
@@ -25,6 +26,7 @@ export interface Results {
   manyStreams?: ManyStreamsResult;
   soak?: SoakResult;
   rounds?: Round[];
+  tracing?: TracingCost;
 }
 
 function sideBySide(results: Results): string {
@@ -111,6 +113,10 @@ ${closedLoopTable([...results.targets.flatMap((run) => [run.json, run.stream, ..
 ${fleetTable(results.fleet)}
 
 Each round starts Munja on the embedded store, then Munja on Redis (store and limiter; one shared redis-server on CPU 0), each warmed up and then saturated with the non-streaming run; redis-server's CPU is read from \`/proc\` over the Redis run and divided by that run's responses. Munja's CPU is its own, not redis-server's.
+
+## What tracing costs (OpenTelemetry, OTLP/HTTP export)
+
+${results.tracing === undefined ? 'Not run.' : tracingCostTable(results.tracing)}
 
 ## Two workers against one (Redis store and limiter)
 

@@ -19,7 +19,8 @@
 //   BENCH_STREAMS [10000]        concurrent open streams wanted; BENCH_STREAMS_HOLD_SECONDS [5]
 //   BENCH_SOAK_SECONDS [60]      soak length (600 for the 10-minute soak); BENCH_SOAK_CONCURRENCY [50]
 //   BENCH_SKIP                   comma-separated parts to leave out: nginx, portkey, paced, delivery,
-//                                sweep, rounds, rejects, redis, workers, streams, soak
+//                                sweep, rounds, rejects, tracing, redis, workers, streams, soak
+// (`npm run bench:tracing` runs the tracing-cost rounds alone: bench/tracing-run.ts)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,7 @@ import { runRounds } from './rounds.ts';
 import { chatJson, local, models, reject400, reject401, reject429, type Target } from './scenarios/index.ts';
 import { readSettings } from './settings.ts';
 import { runSoak } from './soak.ts';
+import { runTracingCost } from './tracing-cost.ts';
 import { startMock, startMunja } from './stack.ts';
 import { directTarget, munjaTarget, nginxTarget, portkeyTarget } from './targets.ts';
 
@@ -125,6 +127,9 @@ async function main(): Promise<void> {
       results.rounds = await runRounds(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU), direct: directTarget(mock.port), nginx: nginxForRounds }, context, stops);
     }
     if (nginx !== undefined) stops.push(await stop(nginx.process));
+    if (!settings.skip.has('tracing')) {
+      results.tracing = await runTracingCost(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU) }, context, stops);
+    }
     if (!settings.skip.has('rejects')) {
       const withEngine = await startMunja({ name: 'munja-local', tempDir, mockPort: mock.port, localModel: true, ...(pinned ? { cpus: PROXY_CPU } : {}) });
       results.munjaOnly.push(await closedLoop(local, munjaTarget(withEngine, 'munja', 'Munja (with the local engine)'), { ...own, log: withEngine.log }, context));

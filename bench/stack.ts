@@ -56,6 +56,8 @@ export interface MunjaOptions {
    * servers starts no engine thread and no tokenizer, and that is the shape compared with the peers.
    */
   readonly localModel?: boolean;
+  /** More settings for `munja serve` (e.g. OTEL_* for the tracing-cost runs). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface Munja {
@@ -110,7 +112,7 @@ export async function startMunja(options: MunjaOptions): Promise<Munja> {
   const log = new MunjaLog(join(dir, 'munja.log'));
   const logFd = log.openForChild();
   const serveEnv: NodeJS.ProcessEnv = {
-    ...env, MUNJA_CONFIG: configPath, PORT: '0', HOST: '127.0.0.1', MUNJA_METRICS_PORT: '0', MUNJA_WORKERS: String(options.workers ?? 1),
+    ...env, MUNJA_CONFIG: configPath, PORT: '0', HOST: '127.0.0.1', MUNJA_METRICS_PORT: '0', MUNJA_WORKERS: String(options.workers ?? 1), ...options.env,
   };
   if (options.heapFile !== undefined) {
     serveEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${HEAP_PROBE}`.trim();

@@ -1,5 +1,6 @@
 // Wires the parts together; holds no request logic.
 import cluster from 'node:cluster';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Authenticator } from './auth/authenticator.ts';
 import type { Config } from './config/config-types.ts';
 import { mountDashboard } from './dashboard/mount-dashboard.ts';
@@ -25,6 +26,7 @@ import { RouteChoice } from './models/route-choice.ts';
 import type { Logger, LoggerHandle } from './observability/logger.ts';
 import { GatewayMetrics, answerPrimaryScrapes } from './observability/metrics.ts';
 import { type MetricsServer, renderRegistry, startMetricsServer } from './observability/metrics-server.ts';
+import type { Tracing } from './observability/tracing.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
 import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
 import { RedisLimiter } from './ratelimit/redis-limiter.ts';
@@ -49,9 +51,18 @@ export interface RunningApp {
 /** How long a surge's upstream pools get to close before the collection runs anyway. */
 const SURGE_RELEASE_WAIT_MS = 1_000;
 
-export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger' | 'requestLogger'>): Promise<RunningApp> {
+export interface AppOptions {
+  /** Where spans go instead of the OTLP export (tests); used only when tracing is configured. */
+  readonly spanProcessor?: SpanProcessor;
+}
+
+export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger' | 'requestLogger'>, options: AppOptions = {}): Promise<RunningApp> {
   const { logger, requestLogger } = logs;
   const lifecycle = new Lifecycle();
+  // The SDK is loaded only when tracing is on.
+  const tracing: Tracing | null = config.tracing === null
+    ? null
+    : new (await import('./observability/tracing.ts')).Tracing(config.tracing, logger, options.spanProcessor);
   // Created first: a cluster worker must answer the primary's scrapes while it is still starting.
   const metrics = config.metrics === null ? null : new GatewayMetrics(config.models.map((model) => model.id));
   if (metrics !== null) answerPrimaryScrapes(metrics.registry);
@@ -96,7 +107,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   await mountDashboard(router, { config, store, logger });
   const server = new HttpServer({
-    router, lifecycle, logger, requestLogger, tls: config.tls, metrics, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,
+    router, lifecycle, logger, requestLogger, tls: config.tls, metrics, tracing, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,
   });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
@@ -131,7 +142,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       stopSurgeCollection();
       server.close();
       redisStatus?.close();
-      await Promise.allSettled([metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close()]);
+      await Promise.allSettled([metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close(), tracing?.shutdown()]);
       await store.close();
       logger.info({ drained }, 'stopped');
       return drained;

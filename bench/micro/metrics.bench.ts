@@ -13,7 +13,7 @@ const MODELS = ['auto', 'default', 'pro', 'fast', 'hrllm'];
 function finished(overrides: Partial<RequestContext>): RequestContext {
   const startedAt = performance.now();
   return {
-    path: '/v1/chat/completions', model: 'fast', status: 200, aborted: false, finished: true, stream: false,
+    path: '/v1/chat/completions', route: '/v1/chat/completions', model: 'fast', status: 200, aborted: false, finished: true, stream: false,
     errorCode: null, promptTokens: 18, completionTokens: 64, targetMs: 0.4, firstEventMs: null, streamOpened: false,
     elapsedMs: () => performance.now() - startedAt,
     ...overrides,
@@ -24,7 +24,7 @@ const metrics = new GatewayMetrics(MODELS);
 const json = finished({});
 const stream = finished({ stream: true, model: 'pro', firstEventMs: 0.3 });
 const refused = finished({ status: 429, model: 'default', errorCode: 'rate_limit_exceeded', promptTokens: 0, completionTokens: 0, targetMs: null });
-const other = finished({ path: '/v1/models', model: null, targetMs: null, promptTokens: 0, completionTokens: 0 });
+const other = finished({ path: '/v1/models', route: '/v1/models', model: null, targetMs: null, promptTokens: 0, completionTokens: 0 });
 
 const timings: Timing[] = [];
 timings.push(await timeSync('observe: chat completion, JSON 200 (counter + 2 histograms + 2 token counters)', () => metrics.observe(json)));

@@ -137,6 +137,28 @@ export interface MetricsConfig {
   readonly port: number;
 }
 
+/** How traces are sampled: the OTEL_TRACES_SAMPLER names. `parentbased_*` follow a client's traceparent. */
+export type TraceSampler = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+
+/** OpenTelemetry traces from the standard OTEL_* variables; exported over OTLP/HTTP (protobuf). */
+export interface TracingConfig {
+  /** The OTLP/HTTP traces endpoint, `/v1/traces` included. */
+  readonly endpoint: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly compression: 'gzip' | 'none';
+  readonly sampler: TraceSampler;
+  /** For the ratio samplers: the share of traces kept (0–1). */
+  readonly samplerRatio: number;
+  /** The resource: service.name and OTEL_RESOURCE_ATTRIBUTES. */
+  readonly serviceName: string;
+  readonly resourceAttributes: Readonly<Record<string, string>>;
+  /** The batch span processor (OTEL_BSP_*). */
+  readonly batch: { readonly scheduleDelayMs: number; readonly maxQueueSize: number; readonly maxExportBatchSize: number; readonly exportTimeoutMs: number };
+  /** Record prompts and completions on spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true); off by default. */
+  readonly captureContent: boolean;
+}
+
 /** The web dashboard at /dashboard (the file's `server.dashboard`). */
 export interface DashboardConfig {
   readonly enabled: boolean;
@@ -165,6 +187,8 @@ export interface Config {
   readonly tls: TlsConfig | null;
   /** null: no metrics listener (MUNJA_METRICS_PORT=off). */
   readonly metrics: MetricsConfig | null;
+  /** null (the default): no traces, and no tracing work per request. */
+  readonly tracing: TracingConfig | null;
   readonly dataDir: string;
   readonly redis: RedisConfig | null;
   readonly logLevel: LogLevel;

@@ -13,6 +13,7 @@ import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
 import { metricsFrom } from './metrics-config.ts';
+import { tracingFrom } from './tracing-config.ts';
 
 export { ConfigError };
 
@@ -37,7 +38,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   const redis = redisFrom(env, file.redis);
   const workers = parseWorkers(env.MUNJA_WORKERS, redis !== null);
   const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile });
-  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), dashboard: dashboardConfig(file.server?.dashboard, env) });
+  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard: dashboardConfig(file.server?.dashboard, env) });
 }
 
 /** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
@@ -108,7 +109,7 @@ export function validateConfigFile(value: unknown, source: string): ConfigFile {
 
 interface Basics { workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null }
 
-function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'tls' | 'metrics'> {
+function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'tls' | 'metrics' | 'tracing'> {
   const models = buildModels(file.models ?? {});
   return {
     ...basics,

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/authenticator.ts';
 import type { ModelConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
+import type { RequestTrace } from '../observability/request-trace.ts';
 import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
 import type { RouteChoice } from '../models/route-choice.ts';
 import type { Lease, Limiter } from '../ratelimit/limiter.ts';
@@ -38,18 +39,21 @@ export interface AdmittedCompletion {
   readonly headers: Record<string, string>;
 }
 
-/** Admits a request; the caller must then run it (runCompletion releases what admission holds). */
-export async function admitCompletion(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest): Promise<AdmittedCompletion> {
+/**
+ * Admits a request; the caller must then run it (runCompletion releases what admission holds).
+ * `trace`: the request's spans, which get the limiter's decision as a phase.
+ */
+export async function admitCompletion(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null = null): Promise<AdmittedCompletion> {
   deps.keyInFlight.enter(principal.keyId);
   try {
-    return await admit(deps, principal, request);
+    return await admit(deps, principal, request, trace);
   } catch (error) {
     deps.keyInFlight.leave(principal.keyId);
     throw error;
   }
 }
 
-async function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest): Promise<AdmittedCompletion> {
+async function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null): Promise<AdmittedCompletion> {
   const resolved = resolveModel(deps.catalog, principal, request.model);
   const model = deps.routes.serve(resolved);
   const maxTokens = checkMaxTokens(request, model);
@@ -65,7 +69,9 @@ async function admit(deps: CompletionServiceDeps, principal: Principal, request:
     });
   }
   const reservedTokens = promptTokens + request.n * (maxTokens ?? Math.min(model.defaultMaxTokens, budget));
+  trace?.enter('munja.rate_limit');
   const decision = await deps.limiter.acquire(principal, reservedTokens);
+  trace?.leave({ 'munja.rate_limit.allowed': decision.allowed, 'munja.rate_limit.reserved_tokens': reservedTokens });
   if (!decision.allowed || decision.lease === null) throw rateLimitError(decision, reservedTokens);
   const headers = rateLimitHeaders(decision);
   if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;

@@ -68,6 +68,7 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
     n: request.n,
     stop: request.stop,
   });
+  if (client.trace?.recording) client.trace.addFinishReasons(result.choices.map((choice) => choice.finishReason));
   if (streamTo !== null) {
     const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, headers });
     return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };

@@ -27,8 +27,10 @@ export interface EnginePoolOptions {
 export interface EnginePoolStats {
   readonly threads: number;
   readonly queued: number;
-  /** Share of the pool's capacity spent running tasks since it started (0–1). */
-  readonly utilization: number;
+  /** The most threads the pool runs. */
+  readonly maxThreads: number;
+  /** Thread time spent running tasks since the pool started, in ms: rises only (a rate-ready counter). */
+  readonly busyMs: number;
 }
 
 const DEFAULT_MAX_QUEUE = 1024;
@@ -111,7 +113,10 @@ export class EnginePool {
   }
 
   stats(): EnginePoolStats {
-    return { threads: this.#piscina.threads.length, queued: this.#piscina.queueSize, utilization: this.#piscina.utilization };
+    const piscina = this.#piscina;
+    // piscina's utilization is that busy time over (time since start × maxThreads).
+    const maxThreads = piscina.options.maxThreads;
+    return { threads: piscina.threads.length, queued: piscina.queueSize, maxThreads, busyMs: piscina.utilization * piscina.duration * maxThreads };
   }
 
   #run(request: EngineWorkerRequest, signal?: AbortSignal): Promise<EngineResult | number> {

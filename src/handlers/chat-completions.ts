@@ -20,18 +20,24 @@ export async function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestCon
   const { principal, request } = await readChatRequest(deps, ctx);
   ctx.model = request.model;
   ctx.stream = request.stream;
-  const admitted = await admitCompletion(deps, principal, request);
+  const { trace } = ctx;
+  if (trace?.capturesContent) trace.recordInput(request.body.messages);
+  const admitted = await admitCompletion(deps, principal, request, trace);
   ctx.promptTokens = admitted.promptTokens;
+  trace?.served(admitted.served.id);
   // Time spent on the target, for the gateway-overhead metric (total time minus this).
   const dispatchedAt = performance.now();
   let result;
+  trace?.enter('munja.dispatch');
   try {
     result = await runCompletion(deps, admitted, ctx, request.stream ? ctx : null);
   } finally {
     ctx.targetMs = performance.now() - dispatchedAt;
+    trace?.leave();
   }
   ctx.promptTokens = result.billedPromptTokens;
   ctx.completionTokens = result.completionTokens;
+  if (trace?.capturesContent && result.body !== null) trace.recordOutput(result.body.choices);
   if (result.body !== null) send(ctx, 200, JSON.stringify(result.body), { ...admitted.headers, ...result.headers });
 }
 
@@ -41,7 +47,9 @@ export async function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestCon
  */
 async function readChatRequest(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<{ principal: Principal; request: ChatRequest }> {
   const body = await readRequestBody(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs });
+  ctx.trace?.enter('munja.auth');
   const principal = await deps.auth.authenticate(ctx.authorization);
+  ctx.trace?.leave();
   ctx.keyId = principal.keyId;
   if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
   return { principal, request: validateChatRequest(parseJsonBody(body, { maxDepth: deps.config.maxJsonDepth })) };

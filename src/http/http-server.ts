@@ -9,6 +9,7 @@ import type { Lifecycle } from '../lifecycle/lifecycle.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import { logRequest } from '../observability/request-log.ts';
+import type { Tracing } from '../observability/tracing.ts';
 import { endWithError, openStreams } from '../streaming/sse-writer.ts';
 import { ambiguousFraming } from './framing.ts';
 import { RequestContext } from './request-context.ts';
@@ -29,6 +30,8 @@ export interface HttpServerOptions {
   readonly tls?: TlsConfig | null;
   /** Observes every finished request (GET /metrics); null or absent: metrics are off. */
   readonly metrics?: GatewayMetrics | null;
+  /** Traces every request (OpenTelemetry); null or absent: tracing is off. */
+  readonly tracing?: Tracing | null;
   /** Requests in flight beyond which new ones are shed with 503 `overloaded` (probes excepted). */
   readonly maxInFlight?: number;
   /** A stream whose client reads nothing for this long is closed and the work behind it stopped. */
@@ -134,8 +137,10 @@ export class HttpServer {
     const app = tls
       ? uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile, ...(tls.passphrase === null ? {} : { passphrase: tls.passphrase }) })
       : uws.App();
+    const tracing = this.#options.tracing ?? null;
     app.any('/*', (res, req) => {
       const ctx = new RequestContext(res, req, this.#writeStallMs);
+      if (tracing !== null) ctx.trace = tracing.begin(ctx, req);
       this.#handle(ctx, ambiguousFraming(req, ctx.contentLength));
     });
     return app;
@@ -151,6 +156,7 @@ export class HttpServer {
     const { router, lifecycle } = this.#options;
     lifecycle.enter(ctx);
     const route = router.match(ctx.path);
+    if (route !== undefined) ctx.route = route.name;
     const handler = route?.handler(ctx.method);
     let pending: void | Promise<void> = undefined;
     try {
@@ -192,6 +198,7 @@ export class HttpServer {
     this.#options.lifecycle.leave(ctx);
     if (ctx.streamOpened) openStreams.count -= 1;
     this.#options.metrics?.observe(ctx);
+    ctx.trace?.finish(ctx);
     logRequest(this.#options.requestLogger, ctx);
   }
 }

@@ -1,6 +1,8 @@
 // Per-request state. uWS invalidates HttpRequest when the handler returns and HttpResponse when
 // the request is aborted, so everything needed later is copied here synchronously.
 import { randomBytes } from 'node:crypto';
+import type { RequestTrace } from '../observability/request-trace.ts';
+import { UNMATCHED_ROUTE } from './router.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
 // Request ids: a random per-process prefix plus a counter is unique and costs no syscall.
@@ -42,6 +44,8 @@ export interface Abortable {
   readonly aborted: boolean;
   /** Called once if the client goes away; the current owner of the work sets it. */
   onAbort: (() => void) | null;
+  /** The request's spans when tracing is on; absent or null otherwise. */
+  readonly trace?: RequestTrace | null;
 }
 
 export class RequestContext implements Abortable {
@@ -66,6 +70,8 @@ export class RequestContext implements Abortable {
   onAbort: (() => void) | null = null;
   /** Set when the request has been answered in full. */
   finished = false;
+  /** The matched route's name (http/router.ts): a bounded label, unlike the path. */
+  route = UNMATCHED_ROUTE;
   // Fields for the request log line.
   keyId: string | null = null;
   model: string | null = null;
@@ -85,6 +91,8 @@ export class RequestContext implements Abortable {
   closeConnection = false;
   /** Where the lifecycle's in-flight list holds this request (lifecycle/in-flight-requests.ts). */
   inFlightSlot = -1;
+  /** The request's spans; null while tracing is off (nothing is traced, nothing allocated). */
+  trace: RequestTrace | null = null;
 
   constructor(res: HttpResponse, req: HttpRequest, writeStallMs: number) {
     this.res = res;

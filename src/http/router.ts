@@ -4,9 +4,18 @@ import type { RequestContext } from './request-context.ts';
 
 export type Handler = (ctx: RequestContext) => void | Promise<void>;
 
+/** The route of a request that matched none (metrics, traces). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
 export class Route {
   readonly #methods = new Map<string, Handler>();
   allow = '';
+  /** The path, or the prefix and `{id}`: a bounded label for metrics and traces. */
+  readonly name: string;
+
+  constructor(name: string) {
+    this.name = name;
+  }
 
   add(method: string, handler: Handler): void {
     this.#methods.set(method, handler);
@@ -26,7 +35,7 @@ export class Router {
   on(method: string, path: string, handler: Handler): this {
     let route = this.#exact.get(path);
     if (route === undefined) {
-      route = new Route();
+      route = new Route(path);
       this.#exact.set(path, route);
     }
     route.add(method, handler);
@@ -35,7 +44,7 @@ export class Router {
 
   /** Routes `prefix` + one non-empty segment without a slash (e.g. /v1/models/{id}). */
   onPrefix(method: string, prefix: string, handler: Handler): this {
-    const route = new Route();
+    const route = new Route(`${prefix}{id}`);
     route.add(method, handler);
     this.#prefixed.push([prefix, route]);
     return this;

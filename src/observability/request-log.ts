@@ -1,14 +1,18 @@
-// One log line per request: what an operator needs to trace it, never the key itself.
+// One log line per request: what an operator needs to trace it, never the key itself. With tracing
+// on, trace_id and span_id (the request's span) join the line to its trace.
 import { maskApiKeys } from '../auth/mask-api-keys.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import type { Logger } from './logger.ts';
+import { finalStatus, OUTCOMES, outcomeIndex } from './request-outcome.ts';
 
 export function logRequest(logger: Logger, ctx: RequestContext): void {
-  const line = {
+  const line: Record<string, unknown> = {
     reqId: ctx.requestId,
     method: ctx.method,
     path: maskApiKeys(ctx.path),
-    status: ctx.aborted && !ctx.finished ? 499 : ctx.status,
+    route: ctx.route,
+    status: finalStatus(ctx),
+    outcome: OUTCOMES[outcomeIndex(ctx)],
     keyId: ctx.keyId,
     model: ctx.model === null ? null : maskApiKeys(ctx.model),
     stream: ctx.stream,
@@ -19,6 +23,11 @@ export function logRequest(logger: Logger, ctx: RequestContext): void {
     errorCode: ctx.errorCode,
     clientClosed: ctx.aborted,
   };
+  const { trace } = ctx;
+  if (trace !== null) {
+    line.trace_id = trace.traceId;
+    line.span_id = trace.spanId;
+  }
   if (ctx.status >= 500) logger.error(line, 'request');
   else logger.info(line, 'request');
 }

@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
+import type { UpstreamSpan } from '../observability/upstream-span.ts';
 import { DONE_FRAME, errorEvents, SseWriter } from '../streaming/sse-writer.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
 import { SseEventSplitter } from './sse-event-splitter.ts';
@@ -50,7 +51,10 @@ class ClientClosed extends Error {
 export function callUpstream(call: UpstreamCall): Promise<UpstreamOutcome> {
   return new Promise((resolve, reject) => {
     const exchange = new UpstreamExchange(call, resolve, reject);
-    call.dispatcher.dispatch(buildUpstreamRequest(call), exchange);
+    const options = buildUpstreamRequest(call);
+    const trace = call.client.trace;
+    if (trace != null) exchange.span = trace.upstream(call.upstream, call.streamTo !== null, options.headers as Record<string, string>);
+    call.dispatcher.dispatch(options, exchange);
   });
 }
 
@@ -75,6 +79,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #flushQueued = false;
   readonly #flush = (): void => this.#writeParts();
   #passHeaders: Record<string, string> = {};
+  /** This attempt's span when the request is traced and sampled. */
+  span: UpstreamSpan | null = null;
 
   constructor(call: UpstreamCall, resolve: (outcome: UpstreamOutcome) => void, reject: (error: UpstreamAttemptError) => void) {
     this.#call = call;
@@ -94,6 +100,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     // is in `headers`, and a long stream would hold a dozen small buffers for nothing.
     controller.rawHeaders = null;
     this.#status = status;
+    this.span?.responseStarted(status);
     if (status < 200 || status > 299) {
       this.#mode = 'error';
       this.#retryAfter = single(headers['retry-after']);
@@ -136,6 +143,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   // together once the read is parsed (a microtask later), so the client gets one send per read
   // rather than one per event (measured under load: 89–97 sends per 100-event stream before).
   #relay(chunk: Buffer): void {
+    this.span?.chunk(chunk);
     this.#splitter!.push(chunk, this.#onEvent);
     if (this.#parts.length === 0 || this.#flushQueued) return;
     this.#flushQueued = true;
@@ -160,13 +168,15 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     const mode = this.#mode;
     this.#mode = 'done';
     this.#call.client.onAbort = null;
-    if (mode === 'error') return this.#reject(statusFailure(this.#status, this.#text(), this.#retryAfter));
+    if (mode === 'error') return this.#fail(statusFailure(this.#status, this.#text(), this.#retryAfter));
     if (mode === 'json') return this.#finishJson();
     const filter = this.#filter!;
+    // The upstream's own error event was relayed (as ours): the stream failed though it ended well.
+    if (filter.upstreamError !== null) this.#call.streamTo!.errorCode = filter.upstreamError.code;
     this.#writeParts();
     // An upstream that ends without [DONE] (some servers omit it) still gets a well-formed end.
     this.#writer!.end(filter.sawDone ? '' : DONE_FRAME);
-    this.#resolve(this.#streamOutcome());
+    this.#succeed(this.#streamOutcome(), filter.upstreamError?.code ?? null);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -174,9 +184,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.#mode = 'done';
     const { client, streamTo } = this.#call;
     client.onAbort = null;
-    if (error instanceof ClientClosed || client.aborted) return this.#resolve(this.#streamOutcome());
-    if (mode === 'waiting') return this.#reject(transportFailure(error));
-    if (mode !== 'stream') return this.#reject(mode === 'json' && !isTimeout(error) && this.#bytes > MAX_JSON_BODY_BYTES
+    if (error instanceof ClientClosed || client.aborted) return this.#succeed(this.#streamOutcome(), null);
+    if (mode === 'waiting') return this.#fail(transportFailure(error));
+    if (mode !== 'stream') return this.#fail(mode === 'json' && !isTimeout(error) && this.#bytes > MAX_JSON_BODY_BYTES
       ? invalidResponse('The model server sent a response larger than this service accepts.')
       : new UpstreamAttemptError(transportError(error), false, 'failed'));
     const failure = isTimeout(error)
@@ -185,7 +195,18 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     streamTo!.errorCode = failure.code;
     this.#writeParts(); // the events that arrived whole before the failure
     this.#writer!.end(errorEvents(failure));
-    this.#resolve({ ...this.#streamOutcome(), failed: true });
+    this.#succeed({ ...this.#streamOutcome(), failed: true }, failure.code);
+  }
+
+  /** Resolves the attempt; `errorCode`: the stream it relayed failed. */
+  #succeed(outcome: UpstreamOutcome, errorCode: string | null): void {
+    this.span?.end(outcome, errorCode);
+    this.#resolve(outcome);
+  }
+
+  #fail(error: UpstreamAttemptError): void {
+    this.span?.end(null, error.apiError.code);
+    this.#reject(error);
   }
 
   #finishJson(): void {
@@ -194,18 +215,19 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       completion = JSON.parse(this.#text()) as Record<string, unknown>;
       if (completion === null || typeof completion !== 'object' || !Array.isArray(completion.choices)) throw new Error('not a completion');
     } catch {
-      return this.#reject(invalidResponse('The model server sent an invalid response.'));
+      return this.#fail(invalidResponse('The model server sent an invalid response.'));
     }
+    this.span?.completion(completion);
     completion.model = this.#call.publicModel;
     const usage = completion.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
     const promptTokens = Number(usage?.prompt_tokens);
     const completionTokens = Number(usage?.completion_tokens);
-    this.#resolve({
+    this.#succeed({
       promptTokens: Number.isFinite(promptTokens) ? promptTokens : null,
       completionTokens: Number.isFinite(completionTokens) ? completionTokens : 0,
       body: completion,
       headers: this.#passHeaders,
-    });
+    }, null);
   }
 
   #streamOutcome(): UpstreamOutcome {

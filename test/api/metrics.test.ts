@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatBody } from '../helpers/http.ts';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { startMockUpstream } from '../helpers/mock-upstream.ts';
 import { startRedis, type TestRedis } from '../helpers/redis-server.ts';
 import { killServeProcesses, startServeProcess } from '../helpers/serve-process.ts';
 
@@ -64,16 +65,32 @@ describe('GET /metrics (one process)', () => {
     expect(stream.status).toBe(200);
     expect(await stream.text()).toContain('data: [DONE]');
 
+    expect((await fetch(`${gateway.origin}/v1/models`)).status).toBe(401);
+    expect((await fetch(`${gateway.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await fetch(`${gateway.origin}/health`)).status).toBe(200);
+    expect((await fetch(`${gateway.origin}/nowhere/${'x'.repeat(10)}`)).status).toBe(404);
+
     const text = await scrape(metricsPort);
-    expect(sample(text, 'munja_requests_total{model="fast",status="200"}')).toBe(1);
+    const chatSeries = (labels: string) => `munja_requests_total{route="/v1/chat/completions",${labels}}`;
+    expect(sample(text, chatSeries('model="fast",status="200",outcome="ok"'))).toBe(1);
     // Invalid bodies are refused before the model is known.
-    expect(sample(text, 'munja_requests_total{model="none",status="400"}')).toBe(1);
-    expect(sample(text, 'munja_requests_total{model="none",status="401"}')).toBe(1);
-    expect(sample(text, 'munja_requests_total{model="other",status="404"}')).toBe(1);
-    expect(sample(text, 'munja_requests_total{model="default",status="200"}')).toBe(1);
-    expect(sample(text, 'munja_requests_total{model="default",status="429"}')).toBe(1);
-    expect(sample(text, 'munja_requests_total{model="pro",status="200"}')).toBe(1);
+    expect(sample(text, chatSeries('model="none",status="400",outcome="error"'))).toBe(1);
+    expect(sample(text, chatSeries('model="none",status="401",outcome="error"'))).toBe(1);
+    expect(sample(text, chatSeries('model="other",status="404",outcome="error"'))).toBe(1);
+    expect(sample(text, chatSeries('model="default",status="200",outcome="ok"'))).toBe(1);
+    expect(sample(text, chatSeries('model="default",status="429",outcome="error"'))).toBe(1);
+    expect(sample(text, chatSeries('model="pro",status="200",outcome="ok"'))).toBe(1);
     expect(text).not.toContain('no-such-model');
+    // Routes that name no model have no model label; an unknown path is one bounded value.
+    expect(sample(text, 'munja_requests_total{route="/v1/models",status="401",outcome="error"}')).toBe(1);
+    expect(sample(text, 'munja_requests_total{route="/v1/models",status="200",outcome="ok"}')).toBe(1);
+    expect(sample(text, 'munja_requests_total{route="/health",status="200",outcome="ok"}')).toBe(1);
+    expect(sample(text, 'munja_requests_total{route="unmatched",status="404",outcome="error"}')).toBe(2); // with GET /metrics above
+    expect(text).not.toMatch(/^munja_requests_total\{route="(?!\/v1\/chat\/completions)[^"]*",model=/m);
+    expect(text).not.toContain('nowhere');
+    expect(sample(text, 'munja_request_errors_total{route="/v1/chat/completions",code="rate_limit_exceeded"}')).toBe(1);
+    expect(sample(text, 'munja_request_errors_total{route="/v1/chat/completions",code="invalid_api_key"}')).toBe(1);
+    expect(sample(text, 'munja_request_errors_total{route="unmatched",code="unknown_route"}')).toBe(2);
     expect(sample(text, 'munja_rate_limit_rejections_total{reason="rate_limit_exceeded"}')).toBe(1);
     expect(sample(text, 'munja_rate_limit_rejections_total{reason="limiter_unavailable"}')).toBe(0);
 
@@ -100,10 +117,16 @@ describe('GET /metrics (one process)', () => {
     expect(sample(text, 'munja_open_streams')).toBe(0);
     expect(sample(text, 'munja_engine_threads')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'munja_engine_queued_tasks')).toBe(0);
-    expect(text).toContain('# TYPE munja_engine_utilization gauge');
-    // Process metrics, event-loop lag among them.
-    expect(sample(text, 'munja_nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
-    expect(sample(text, 'munja_process_resident_memory_bytes')).toBeGreaterThan(0);
+    // A rate-ready counter of engine thread time, and the capacity to divide its rate by.
+    expect(sample(text, 'munja_engine_busy_seconds_total')).toBeGreaterThan(0);
+    expect(sample(text, 'munja_engine_max_threads')).toBe(1);
+    expect(text).not.toContain('munja_engine_utilization');
+    expect(text).toMatch(/^munja_build_info\{version="\d+\.\d+\.\d+[^"]*",nodejs_version="v\d+[^"]*"\} 1$/m);
+    // Process metrics under their standard names, event-loop lag among them.
+    expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(text).not.toContain('munja_process_');
+    expect(text).not.toContain('munja_nodejs_');
     expect(sample(text, 'munja_upstream_retries_total')).toBe(0);
     expect(sample(text, 'munja_upstreams_ejected')).toBe(0);
     // The in-memory limiter has no fallback counters.
@@ -132,10 +155,36 @@ describe('GET /metrics (one process)', () => {
       expect(open).toBe(0);
       const text = await scrape(slow.app.metricsPort!);
       // The client left mid-stream: 499.
-      expect(sample(text, 'munja_requests_total{model="slow",status="499"}')).toBe(1);
+      expect(sample(text, 'munja_requests_total{route="/v1/chat/completions",model="slow",status="499",outcome="client_closed"}')).toBe(1);
       expect(sample(text, 'munja_time_to_first_token_seconds_count{model="slow"}')).toBe(1);
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe('GET /metrics: a stream that fails after it started', () => {
+  it('is counted by its outcome and error code, not as a plain 200', async () => {
+    const mock = await startMockUpstream();
+    const gateway = await startGateway({
+      ...FAST_TEST_CONFIG,
+      models: { ...FAST_TEST_CONFIG.models, up: { upstreams: [{ baseUrl: mock.baseUrl, model: 'mock-model' }] } },
+    }, { env: { MUNJA_METRICS_PORT: '0' } });
+    try {
+      const { key } = await gateway.createKey();
+      const failing = `mock:${JSON.stringify({ kind: 'fail-mid-stream', afterChunks: 2 })}`;
+      const failed = await chat(gateway.port, key, chatBody({ model: 'up', stream: true, messages: [{ role: 'user', content: failing }] }));
+      expect(failed.status).toBe(200);
+      expect(await failed.text()).toContain('upstream_error');
+      const fine = await chat(gateway.port, key, chatBody({ model: 'up', stream: true }));
+      expect(await fine.text()).toContain('[DONE]');
+      const text = await scrape(gateway.app.metricsPort!);
+      expect(sample(text, 'munja_requests_total{route="/v1/chat/completions",model="up",status="200",outcome="stream_failed"}')).toBe(1);
+      expect(sample(text, 'munja_requests_total{route="/v1/chat/completions",model="up",status="200",outcome="ok"}')).toBe(1);
+      expect(sample(text, 'munja_request_errors_total{route="/v1/chat/completions",code="upstream_error"}')).toBe(1);
+    } finally {
+      await gateway.close();
+      await mock.close();
     }
   });
 });
@@ -171,7 +220,9 @@ describe('GET /metrics (cluster)', () => {
     expect(statuses.every((status) => status === 200)).toBe(true);
 
     const text = await scrape(server.metricsPort!);
-    expect(sample(text, 'munja_requests_total{model="fast",status="200"}')).toBe(requests);
+    expect(sample(text, 'munja_requests_total{route="/v1/chat/completions",model="fast",status="200",outcome="ok"}')).toBe(requests);
+    // One build line, not one per worker summed.
+    expect(text).toMatch(/^munja_build_info\{[^}]*\} 1$/m);
     expect(sample(text, 'munja_request_duration_seconds_count{model="fast",stream="false"}')).toBe(requests);
     // Both workers answered: each runs at least one engine thread, and the limiter is Redis's.
     expect(sample(text, 'munja_engine_threads')).toBeGreaterThanOrEqual(2);

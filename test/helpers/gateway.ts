@@ -2,9 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { type RunningApp, startApp } from '../../src/app.ts';
 import { type CreateApiKeyOptions, createApiKey } from '../../src/auth/create-key.ts';
 import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { LogLevel } from '../../src/config/config-types.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
@@ -30,17 +32,24 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+export interface GatewayOptions {
+  readonly dataDir?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** Where the log lines go (at LOG_LEVEL, default info); by default nothing is logged. */
+  readonly logTo?: NodeJS.WritableStream;
+  /** With tracing configured (OTEL_* in env): where spans go instead of OTLP. */
+  readonly spanProcessor?: SpanProcessor;
+}
+
 /**
  * `env` adds settings (e.g. REDIS_URL for the Redis store); `dataDir` keeps the data dir across a
  * restart (the caller then removes it).
  */
-export async function startGateway(
-  config: ConfigFile = FAST_TEST_CONFIG,
-  options: { dataDir?: string; env?: Readonly<Record<string, string>> } = {},
-): Promise<TestGateway> {
+export async function startGateway(config: ConfigFile = FAST_TEST_CONFIG, options: GatewayOptions = {}): Promise<TestGateway> {
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'munja-test-'));
   const settings = loadConfig({ MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', MUNJA_METRICS_PORT: 'off', ...options.env }, config);
-  const app = await startApp(settings, createLogger('silent'));
+  const logs = options.logTo === undefined ? createLogger('silent') : createLogger((options.env?.LOG_LEVEL ?? 'info') as LogLevel, options.logTo);
+  const app = await startApp(settings, logs, { spanProcessor: options.spanProcessor });
   const origin = `${settings.tls ? 'https' : 'http'}://127.0.0.1:${app.port}`;
   return {
     app,

@@ -1,0 +1,76 @@
+// A private Prometheus server (Debian's `prometheus`) for a test: a free port, its own temporary
+// data dir, a 1-second scrape and rule interval, stopped by its PID.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TestPrometheus {
+  readonly port: number;
+  /** GET /api/v1/<path> with `params`; the parsed body. */
+  api(path: string, params?: Record<string, string>): Promise<{ status: string; data: unknown; error?: string }>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Scrapes `targets` (host:port, path /metrics) every second and evaluates `ruleFiles` as often. */
+export async function startPrometheus(targets: readonly string[], ruleFiles: readonly string[]): Promise<TestPrometheus> {
+  const dir = mkdtempSync(join(tmpdir(), 'munja-prometheus-'));
+  const config = join(dir, 'prometheus.yml');
+  writeFileSync(config, JSON.stringify({
+    global: { scrape_interval: '1s', evaluation_interval: '1s' },
+    rule_files: ruleFiles,
+    scrape_configs: [{ job_name: 'munja', static_configs: [{ targets }] }],
+  }));
+  const port = await freePort();
+  const child: ChildProcess = spawn('prometheus', [
+    `--config.file=${config}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--log.level=warn',
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  const exited = once(child, 'exit');
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`prometheus exited with ${child.exitCode}:\n${output}`);
+    }
+    const ready = await fetch(`${base}/-/ready`).then((response) => response.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`prometheus did not become ready:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    port,
+    async api(path, params = {}) {
+      const response = await fetch(`${base}/api/v1/${path}?${new URLSearchParams(params)}`);
+      return (await response.json()) as { status: string; data: unknown; error?: string };
+    },
+    stop,
+  };
+}
