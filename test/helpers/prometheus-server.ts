@@ -3,25 +3,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './redis-server.ts';
 
 export interface TestPrometheus {
   readonly port: number;
   /** GET /api/v1/<path> with `params`; the parsed body. */
   api(path: string, params?: Record<string, string>): Promise<{ status: string; data: unknown; error?: string }>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** Scrapes `targets` (host:port, path /metrics) every second and evaluates `ruleFiles` as often. */
