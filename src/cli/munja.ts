@@ -58,5 +58,8 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin });
+  const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin });
+  // A failure exits at once: a server that failed half-way still holds sockets and threads that
+  // would keep the process alive. (Writes to pipes and files are synchronous here: nothing is lost.)
+  if (code !== EXIT_OK) process.exit(code);
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
@@ -51,9 +52,12 @@ function parseWorkers(raw: string | undefined, haveRedis: boolean): number {
   return workers;
 }
 
+/** `data/` in Munja's own directory: the same for the server and the CLI, wherever they are run from. */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../data', import.meta.url));
+
 /** The data dir alone, for the CLI, whose key commands must not depend on the rest of the config. */
 export function dataDirFrom(env: Env): string {
-  return resolve(env.MUNJA_DATA?.trim() || './data');
+  return resolve(env.MUNJA_DATA?.trim() || DEFAULT_DATA_DIR);
 }
 
 /**
