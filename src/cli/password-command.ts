@@ -2,20 +2,15 @@
 // CLI) a dashboard password, piped or typed at the terminal, never as an argument.
 import { PasswordHasher } from '../dashboard/password-hasher.ts';
 import { passwordProblem } from '../dashboard/password-policy.ts';
-import { HELP_OPTION, expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
+import { expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
 import { CliError, EXIT_FAILURE, EXIT_OK, notFound, writeJson, type CliIo } from './cli-io.ts';
 import { accountJson } from './format.ts';
 import { withStore } from './open-store.ts';
 import { readPassword } from './read-password.ts';
-import { USAGE } from './usage.ts';
 
 export async function passwordCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { ...HELP_OPTION, json: { type: 'boolean' } });
-  if (values.help) {
-    io.stdout.write(USAGE);
-    return EXIT_OK;
-  }
-  const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL']);
+  const { values, positionals } = parseCommandArgs(args, { json: { type: 'boolean' } }, 'accounts password');
+  const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL'], 'accounts password');
   const email = parseEmail(rawEmail);
   // Before asking for a password that could not be used.
   await withStore(io, async (store) => {

@@ -60,6 +60,15 @@ export function dataDirFrom(env: Env): string {
   return resolve(env.MUNJA_DATA?.trim() || DEFAULT_DATA_DIR);
 }
 
+/** The public model ids the server would serve with these settings, for the CLI's --models. */
+export function modelIdsFrom(env: Env): string[] {
+  const quickStart = quickStartModels(env);
+  if (quickStart !== null) return Object.keys(quickStart);
+  const configFile = env.MUNJA_CONFIG?.trim();
+  const models = configFile ? readConfigFile(resolve(configFile)).models : undefined;
+  return Object.keys(models ?? DEFAULT_MODELS);
+}
+
 /**
  * REDIS_URL alone, for the CLI too (it must reach the same store as the server); null means the
  * embedded store. `tuning` is the config file's `redis` section.
