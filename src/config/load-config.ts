@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFA
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
+import { checkUpstreamBaseUrl } from './upstream-base-url.ts';
 import { metricsFrom } from './metrics-config.ts';
 
 export { ConfigError };
@@ -197,7 +198,7 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
       latency: { timeToFirstTokenMs: file.local.timeToFirstTokenMs ?? 0, tokensPerSecond: file.local.tokensPerSecond ?? 0 },
     };
   }
-  if (file.upstreams) return { kind: 'upstreams', upstreams: file.upstreams.map((upstream) => buildUpstream(id, upstream)) };
+  if (file.upstreams) return { kind: 'upstreams', upstreams: file.upstreams.map((upstream, index) => buildUpstream(id, upstream, `${where}.upstreams.${index}`)) };
   const route = file.route ?? [];
   for (const target of route) {
     if (!ids.has(target)) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names unknown model "${target}"`);
@@ -206,7 +207,8 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
   return { kind: 'route', policy: file.routePolicy ?? 'least-outstanding', models: route };
 }
 
-function buildUpstream(id: string, file: UpstreamFile): UpstreamConfig {
+function buildUpstream(id: string, file: UpstreamFile, where: string): UpstreamConfig {
+  checkUpstreamBaseUrl(file.baseUrl, `MUNJA_CONFIG: ${where}.baseUrl`);
   const baseUrl = file.baseUrl.replace(/\/+$/, '');
   const url = new URL(baseUrl);
   return {
