@@ -1,0 +1,37 @@
+// The deployment files agree with the README and with Munja's own defaults.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SERVER } from '../../../src/config/default-config.ts';
+import { validateConfigFile } from '../../../src/config/load-config.ts';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+const compose = readFileSync(`${ROOT}/compose.yaml`, 'utf8');
+const shutdownSeconds = (DEFAULT_SERVER.drainDelayMs + DEFAULT_SERVER.shutdownGraceMs) / 1000;
+
+describe('compose.yaml', () => {
+  it('is the one the README shows', () => {
+    expect(readme).toContain(`\`\`\`yaml\n${compose}\`\`\``);
+  });
+
+  it('lets an instance drain before Docker kills it', () => {
+    const grace = /^\s+stop_grace_period: (\d+)s$/m.exec(compose);
+    expect(grace).not.toBeNull();
+    expect(Number(grace![1])).toBeGreaterThan(shutdownSeconds);
+  });
+
+  it('tells the limiter the fleet size: instances × workers', () => {
+    const instances = [...compose.matchAll(/^ {4}ports: \["\d+:8080"\]$/gm)].length;
+    const workers = Number(/MUNJA_WORKERS: "(\d+)"/.exec(compose)?.[1]);
+    const content = /content: \|\n\s+(\{.*\})\n/.exec(compose)?.[1];
+    const config = validateConfigFile(JSON.parse(content!), 'compose.yaml');
+    expect(config.limits?.expectedInstances).toBe(instances * workers);
+  });
+});
+
+it('the README\'s docker run gives a stop timeout above drain + grace', () => {
+  const timeout = /^docker run --stop-timeout (\d+) /m.exec(readme);
+  expect(timeout).not.toBeNull();
+  expect(Number(timeout![1])).toBeGreaterThan(shutdownSeconds);
+});
