@@ -23,12 +23,14 @@ export async function readPassword(io: CliIo): Promise<string> {
     // One trailing newline (from echo or a file) is not part of the password.
     return text.replace(/\r?\n$/, '');
   }
-  const password = await prompt(stdin, io, 'New password: ');
-  if (password !== await prompt(stdin, io, 'Again: ')) throw new CliError(EXIT_FAILURE, 'the two passwords differ; nothing changed');
+  // Characters typed (or pasted) ahead of the second question belong to it.
+  const ahead = { text: '' };
+  const password = await prompt(stdin, io, 'New password: ', ahead);
+  if (password !== await prompt(stdin, io, 'Again: ', ahead)) throw new CliError(EXIT_FAILURE, 'the two passwords differ; nothing changed');
   return password;
 }
 
-function prompt(stdin: Terminal, io: CliIo, question: string): Promise<string> {
+function prompt(stdin: Terminal, io: CliIo, question: string, ahead: { text: string }): Promise<string> {
   if (!stdin.setRawMode || !stdin.on || !stdin.off) throw usageError('cannot read a password from this terminal; pipe it on standard input');
   io.stderr.write(question);
   stdin.setRawMode(true);
@@ -44,13 +46,22 @@ function prompt(stdin: Terminal, io: CliIo, question: string): Promise<string> {
       else resolve(text);
     };
     const onData = (chunk: Buffer | string) => {
-      for (const char of chunk.toString()) {
-        if (char === '\r' || char === '\n') return finish(null);
+      const chars = [...chunk.toString()];
+      for (const [index, char] of chars.entries()) {
+        if (char === '\r' || char === '\n') {
+          ahead.text = chars.slice(index + 1).join('').replace(/^\n/, '');
+          return finish(null);
+        }
         if (char === CTRL_C || char === CTRL_D) return finish(new CliError(EXIT_FAILURE, 'cancelled; nothing changed'));
         if (BACKSPACES.has(char)) text = [...text].slice(0, -1).join('');
         else text += char;
       }
     };
     stdin.on!('data', onData);
+    if (ahead.text !== '') {
+      const typed = ahead.text;
+      ahead.text = '';
+      onData(typed);
+    }
   });
 }
