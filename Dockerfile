@@ -15,7 +15,9 @@ RUN apt-get update \
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-trixie-slim AS runtime
+# MUNJA_CONTAINER: the first-start notice then gives `docker exec` commands.
 ENV NODE_ENV=production \
+    MUNJA_CONTAINER=docker \
     HOST=0.0.0.0 \
     PORT=8080 \
     MUNJA_DATA=/data \

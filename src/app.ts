@@ -12,6 +12,7 @@ import { EnginePool } from './engine/engine-pool.ts';
 import { chatCompletions } from './handlers/chat-completions.ts';
 import { health, readiness } from './handlers/health.ts';
 import { MODEL_PATH_PREFIX, listModels, retrieveModel } from './handlers/models.ts';
+import { root } from './handlers/root.ts';
 import { HttpServer } from './http/http-server.ts';
 import { MCP_PATH } from './http/request-context.ts';
 import { Router } from './http/router.ts';
@@ -106,6 +107,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   await mountDashboard(router, { config, store, logger });
+  if (config.dashboard.enabled) router.on('GET', '/', root);
   const server = new HttpServer({
     router, lifecycle, logger, requestLogger, tls: config.tls, metrics, tracing, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,
   });

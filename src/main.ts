@@ -1,13 +1,16 @@
 // Process entry for `munja serve`: settings, logger, then either one process serving the port or
 // a primary with several workers (node:cluster), first-start key, signals.
 import cluster from 'node:cluster';
+import pino from 'pino';
 import { startApp } from './app.ts';
-import { createFirstKey, firstKeyBanner } from './auth/first-start.ts';
-import type { CliIo } from './cli/cli-io.ts';
+import { FIRST_ADMIN_EMAIL, createFirstKey, type FirstKey } from './auth/first-start.ts';
+import { firstStartNotice } from './auth/first-start-notice.ts';
+import { EXIT_FAILURE, type CliIo } from './cli/cli-io.ts';
 import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { runPrimary } from './lifecycle/cluster-primary.ts';
 import { disablePretenuring } from './lifecycle/heap-tuning.ts';
+import { checkDataDir, checkPortFree } from './lifecycle/start-checks.ts';
 import { createLogger, type Logger, type LoggerHandle } from './observability/logger.ts';
 import { renderCluster, startMetricsServer } from './observability/metrics-server.ts';
 import { openStore } from './store/open-store.ts';
@@ -29,8 +32,7 @@ export async function serve(io: CliIo): Promise<number> {
     config = loadConfig(io.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    io.stderr.write(`munja: invalid setting: ${error.message}\n`);
-    return 1;
+    return startFailed(io, `invalid setting: ${error.message}`);
   }
   const logs = createLogger(config.logLevel);
   const { logger, flush } = logs;
@@ -45,13 +47,36 @@ export async function serve(io: CliIo): Promise<number> {
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
   const proc: Process = { config, io, logger, logs, flush, fatal };
-  if (cluster.isPrimary && config.workers > 1) return servePrimary(proc);
-  return serveOne(proc);
+  try {
+    if (cluster.isPrimary) await checkBeforeListening(config);
+    if (cluster.isPrimary && config.workers > 1) return await servePrimary(proc);
+    return await serveOne(proc);
+  } catch (error) {
+    // One line, and the caller exits: a listening socket or a thread pool must not keep a
+    // half-started server alive.
+    flush();
+    return startFailed(io, `cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
-function baseUrl(config: Config, port: number): string {
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  return `${config.tls ? 'https' : 'http'}://${host}:${port}`;
+/** One JSON line for the log pipeline (written at once: the process exits next) and one for people. */
+function startFailed(io: CliIo, reason: string): number {
+  pino({ base: { pid: process.pid } }, { write: (line: string) => io.stdout.write(line) }).fatal({ reason }, 'start failed');
+  io.stderr.write(`munja: ${reason}\n`);
+  return EXIT_FAILURE;
+}
+
+/** What can be known to fail before anything listens. Workers leave it to their primary. */
+async function checkBeforeListening(config: Config): Promise<void> {
+  await checkPortFree(config.host, config.port, 'PORT');
+  if (config.metrics !== null) await checkPortFree(config.metrics.host, config.metrics.port, 'MUNJA_METRICS_PORT');
+  if (config.redis === null) checkDataDir(config.dataDir);
+}
+
+function announceFirstKey({ config, io, logger }: Process, firstKey: FirstKey | null, port: number): void {
+  if (firstKey === null) return;
+  logger.info({ account: FIRST_ADMIN_EMAIL, keyId: firstKey.keyId, keyFile: firstKey.file }, 'first start: created an admin account and its first API key');
+  io.stderr.write(firstStartNotice(firstKey, { config, port, env: io.env, cwd: process.cwd() }));
 }
 
 function readyLine(config: Config, port: number, metricsPort: number | null): Record<string, unknown> {
@@ -67,13 +92,13 @@ function readyLine(config: Config, port: number, metricsPort: number | null): Re
 }
 
 /** One process serving the port: the default, and every cluster worker. */
-async function serveOne({ config, io, logger, logs, flush, fatal }: Process): Promise<number> {
+async function serveOne(proc: Process): Promise<number> {
+  const { config, logger, logs, flush, fatal } = proc;
   const app = await startApp(config, logs);
   if (cluster.isWorker) {
     process.send?.({ type: 'munja:ready', port: app.port });
   } else {
-    const firstKey = await createFirstKey(app.store);
-    if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, baseUrl(config, app.port)));
+    announceFirstKey(proc, await createFirstKey(app.store, config.dataDir), app.port);
     logger.info(readyLine(config, app.port, app.metricsPort), 'ready');
   }
   return new Promise((resolve) => {
@@ -116,9 +141,10 @@ function reloadTls(app: { reloadTls(): void }, logger: Logger): void {
   }
 }
 
-async function servePrimary({ config, io, logger, flush }: Process): Promise<number> {
+async function servePrimary(proc: Process): Promise<number> {
+  const { config, logger, flush } = proc;
   const store = await openStore(config);
-  const firstKey = await createFirstKey(store).finally(() => store.close());
+  const firstKey = await createFirstKey(store, config.dataDir).finally(() => store.close());
   // The primary serves GET /metrics: the sum of what every worker reports.
   const metrics = config.metrics === null ? null : await startMetricsServer(config.metrics, renderCluster(), logger);
   const exitCode = await runPrimary({
@@ -128,7 +154,7 @@ async function servePrimary({ config, io, logger, flush }: Process): Promise<num
     port: config.port,
     forwardSighup: config.tls !== null,
     onAllReady: (port) => {
-      if (firstKey !== null) io.stdout.write(firstKeyBanner(firstKey, baseUrl(config, port)));
+      announceFirstKey(proc, firstKey, port);
       logger.info(readyLine(config, port, metrics?.port ?? null), 'ready');
     },
   });

@@ -1,30 +1,42 @@
 // On a store with no accounts, create an admin account and a first key so that the start command
-// is all a newcomer needs. Never on a store that already has accounts.
+// is all a newcomer needs. Never on a store that already has accounts. The key goes into a file
+// only its owner can read, never into the logs: container logs are kept, and read by many.
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Store } from '../store/store.ts';
 import { createApiKey } from './create-key.ts';
 
 export const FIRST_ADMIN_EMAIL = 'admin@munja.local';
+export const FIRST_KEY_FILE = 'first-api-key.txt';
 
-/** Returns the new key (to be shown once), or null when the store already had accounts. */
-export async function createFirstKey(store: Store): Promise<string | null> {
-  if ((await store.countAccounts()) > 0) return null;
-  const created = await createApiKey(store, { accountEmail: FIRST_ADMIN_EMAIL, name: 'first key', createAccount: true, isAdmin: true });
-  return created.key;
+export interface FirstKey {
+  readonly keyId: string;
+  /** Absolute path of the file holding the key (mode 0600). */
+  readonly file: string;
 }
 
-export function firstKeyBanner(key: string, baseUrl: string): string {
-  return [
-    '',
-    'Munja created an admin account and its first API key. It is shown only now: keep it safe.',
-    '',
-    `  ${key}`,
-    '',
-    'Try it:',
-    `  curl ${baseUrl}/v1/chat/completions -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"model":"auto","messages":[{"role":"user","content":"Hello!"}]}'`,
-    '',
-    `Dashboard: ${baseUrl}/dashboard — sign in as ${FIRST_ADMIN_EMAIL} after giving it a password:`,
-    `  printf '%s' "$PASSWORD" | npx munja accounts password ${FIRST_ADMIN_EMAIL}`,
-    '',
-    '',
-  ].join('\n');
+/** Returns where the new key was saved, or null when the store already had accounts. */
+export async function createFirstKey(store: Store, dataDir: string): Promise<FirstKey | null> {
+  if ((await store.countAccounts()) > 0) return null;
+  const file = join(dataDir, FIRST_KEY_FILE);
+  // A file left from an earlier data dir is replaced, not reused: its permissions are not ours to trust.
+  rmSync(file, { force: true });
+  // Opened before the key exists, so that an unwritable data dir costs no key.
+  let fd: number;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    fd = openSync(file, 'wx', 0o600);
+  } catch (error) {
+    throw new Error(`cannot save the first API key in ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    const created = await createApiKey(store, { accountEmail: FIRST_ADMIN_EMAIL, name: 'first key', createAccount: true, isAdmin: true });
+    writeSync(fd, `${created.key}\n`);
+    return { keyId: created.record.id, file };
+  } catch (error) {
+    rmSync(file, { force: true });
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
 }

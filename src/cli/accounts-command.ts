@@ -1,11 +1,13 @@
-// `munja accounts create|suspend|resume|admin|password EMAIL`.
+// `munja accounts list`, `munja accounts create|suspend|resume|admin|password EMAIL`.
 import type { Account, Store } from '../store/store.ts';
-import { HELP_OPTION, expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
+import { listAccounts } from './accounts-list.ts';
+import { expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
 import { EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { accountJson } from './format.ts';
 import { withStore } from './open-store.ts';
 import { passwordCommand } from './password-command.ts';
-import { USAGE } from './usage.ts';
+
+const SUBCOMMANDS = 'list, create, suspend, resume, admin or password';
 
 interface Outcome {
   readonly account: Account;
@@ -45,21 +47,18 @@ function found(account: Account | undefined, email: string): Account {
 
 export async function accountsCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub === undefined) throw usageError('missing accounts subcommand (create, suspend, resume, admin or password)');
+  if (sub === undefined) throw usageError(`missing accounts subcommand (${SUBCOMMANDS})`, 'accounts');
   if (sub === 'password') return passwordCommand(rest, io);
+  if (sub === 'list') return listAccounts(rest, io);
   const action = Object.hasOwn(ACTIONS, sub) ? ACTIONS[sub] : undefined;
-  if (action === undefined) throw usageError(`unknown accounts subcommand '${sub}'`);
+  if (action === undefined) throw usageError(`unknown accounts subcommand '${sub}' (${SUBCOMMANDS})`, 'accounts');
 
+  const command = `accounts ${sub}`;
   const { values, positionals } = parseCommandArgs(rest, {
-    ...HELP_OPTION,
     json: { type: 'boolean' },
     ...(sub === 'admin' ? { revoke: { type: 'boolean' } } : {}),
-  });
-  if (values.help) {
-    io.stdout.write(USAGE);
-    return EXIT_OK;
-  }
-  const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL']);
+  }, command);
+  const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL'], command);
   const email = parseEmail(rawEmail);
 
   const outcome = await withStore(io, (store) => action(store, email, values['revoke'] === true));

@@ -8,20 +8,49 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
 
-export const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsOptionsConfig;
-
-export function parseCommandArgs<T extends ParseArgsOptionsConfig>(args: string[], options: T) {
+/** `command` (e.g. 'keys create') names the command in errors and in the help they point at. */
+export function parseCommandArgs<T extends ParseArgsOptionsConfig>(args: string[], options: T, command: string) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw usageError(error instanceof Error ? error.message : String(error));
+    throw usageError(optionProblem(error as NodeJS.ErrnoException, Object.keys(options), command), command);
   }
 }
 
+// node:util's own messages suggest quoting tricks (with unbalanced quotes) rather than the fix.
+function optionProblem(error: NodeJS.ErrnoException, known: readonly string[], command: string): string {
+  const option = /'(-[^' ]*)/.exec(error.message)?.[1] ?? '';
+  const name = option.replace(/^-+/, '');
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const guess = known.find((candidate) => editDistance(candidate, name) <= 2 || (name.length >= 2 && candidate.startsWith(name)));
+      if (guess !== undefined) return `unknown option '${option}'; did you mean '--${guess}'?`;
+      const takes = known.length === 0 ? 'takes no options' : `takes ${known.map((candidate) => `--${candidate}`).join(', ')}`;
+      return `unknown option '${option}'; 'munja ${command}' ${takes}`;
+    }
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /argument missing/.test(error.message) ? `option '--${name}' needs a value` : `option '--${name}' takes no value`;
+    default:
+      return error.message;
+  }
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
 /** Exactly `count` positionals, named in the message when missing. */
-export function expectPositionals(positionals: string[], names: readonly string[]): string[] {
-  if (positionals.length < names.length) throw usageError(`missing ${names[positionals.length]}`);
-  if (positionals.length > names.length) throw usageError(`unexpected argument '${positionals[names.length]}'`);
+export function expectPositionals(positionals: string[], names: readonly string[], command = ''): string[] {
+  if (positionals.length < names.length) throw usageError(`missing ${names[positionals.length]}`, command);
+  if (positionals.length > names.length) throw usageError(`unexpected argument '${positionals[names.length]}'`, command);
   return positionals;
 }
 
@@ -39,13 +68,20 @@ export function parsePositiveInteger(value: string | undefined, option: string):
   return number;
 }
 
-/** `a,b` → ['a', 'b'] (trimmed, deduplicated); absent → null, meaning every model. */
-export function parseModels(value: string | undefined): string[] | null {
+/**
+ * `a,b` → ['a', 'b'] (trimmed, deduplicated); absent → null, meaning every model. Each id must be
+ * one of `configured` (the server's models): a key limited to an unknown id could never be used.
+ */
+export function parseModels(value: string | undefined, configured: readonly string[]): string[] | null {
   if (value === undefined) return null;
   const models = [...new Set(value.split(',').map((model) => model.trim()).filter((model) => model !== ''))];
-  if (models.length === 0) throw usageError('--models must list at least one model id');
+  if (models.length === 0) throw usageError('--models must list at least one model id', 'keys create');
   const bad = models.find((model) => !MODEL_ID.test(model));
-  if (bad !== undefined) throw usageError(`--models: invalid model id '${bad.replace(CONTROL_CHARS, '?')}'`);
+  if (bad !== undefined) throw usageError(`--models: invalid model id '${bad.replace(CONTROL_CHARS, '?')}'`, 'keys create');
+  const unknown = models.find((model) => !configured.includes(model));
+  if (unknown !== undefined) {
+    throw usageError(`--models: unknown model '${unknown}'; the configured models are ${configured.join(', ')}`, 'keys create');
+  }
   return models;
 }
 

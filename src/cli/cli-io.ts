@@ -19,16 +19,19 @@ export const EXIT_USAGE = 2;
 /** An expected failure: its message goes to stderr as is, without a stack trace. */
 export class CliError extends Error {
   readonly exitCode: number;
+  /** For a usage error: the help topic to point at (`keys create`), '' for all of `munja help`. */
+  readonly helpTopic: string;
 
-  constructor(exitCode: number, message: string) {
+  constructor(exitCode: number, message: string, helpTopic = '') {
     super(message);
     this.name = 'CliError';
     this.exitCode = exitCode;
+    this.helpTopic = helpTopic;
   }
 }
 
-export function usageError(message: string): CliError {
-  return new CliError(EXIT_USAGE, message);
+export function usageError(message: string, helpTopic = ''): CliError {
+  return new CliError(EXIT_USAGE, message, helpTopic);
 }
 
 export function notFound(message: string): CliError {

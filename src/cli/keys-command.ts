@@ -1,13 +1,14 @@
 // `munja keys create|list|revoke`.
+import { digestApiKey } from '../auth/api-key.ts';
 import { createApiKey } from '../auth/create-key.ts';
 import type { Store } from '../store/store.ts';
+import { ConfigError, modelIdsFrom } from '../config/load-config.ts';
 import {
-  HELP_OPTION, expectPositionals, parseCommandArgs, parseEmail, parseModels, parseName, parsePositiveInteger,
+  expectPositionals, parseCommandArgs, parseEmail, parseModels, parseName, parsePositiveInteger,
 } from './arguments.ts';
-import { EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
+import { CliError, EXIT_FAILURE, EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { formatTable, keyJson, keyStatus, maskedKey, shortTime } from './format.ts';
 import { withStore } from './open-store.ts';
-import { USAGE } from './usage.ts';
 
 const JSON_OPTION = { json: { type: 'boolean' } } as const;
 
@@ -17,29 +18,32 @@ export async function keysCommand(args: string[], io: CliIo): Promise<number> {
     case 'create': return createKey(rest, io);
     case 'list': return listKeys(rest, io);
     case 'revoke': return revokeKey(rest, io);
-    case undefined: throw usageError('missing keys subcommand (create, list or revoke)');
-    default: throw usageError(`unknown keys subcommand '${sub}'`);
+    case undefined: throw usageError('missing keys subcommand (create, list or revoke)', 'keys');
+    default: throw usageError(`unknown keys subcommand '${sub}' (create, list or revoke)`, 'keys');
   }
 }
 
-function wantsHelp(values: { help?: boolean }, io: CliIo): boolean {
-  if (values.help) io.stdout.write(USAGE);
-  return values.help === true;
+function configuredModels(io: CliIo): string[] {
+  try {
+    return modelIdsFrom(io.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(EXIT_FAILURE, `cannot read the configured models: ${error.message}`);
+    throw error;
+  }
 }
 
 async function createKey(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
-    ...HELP_OPTION, ...JSON_OPTION,
+    ...JSON_OPTION,
     account: { type: 'string' }, name: { type: 'string' }, models: { type: 'string' },
     rpm: { type: 'string' }, tpm: { type: 'string' },
-  });
-  if (wantsHelp(values, io)) return EXIT_OK;
-  expectPositionals(positionals, []);
-  if (values.account === undefined) throw usageError('missing --account EMAIL');
+  }, 'keys create');
+  expectPositionals(positionals, [], 'keys create');
+  if (values.account === undefined) throw usageError('missing --account EMAIL', 'keys create');
   const options = {
     accountEmail: parseEmail(values.account, '--account email'),
     name: parseName(values.name),
-    models: parseModels(values.models),
+    models: parseModels(values.models, values.models === undefined ? [] : configuredModels(io)),
     rpm: parsePositiveInteger(values.rpm, '--rpm'),
     tpm: parsePositiveInteger(values.tpm, '--tpm'),
     createAccount: true,
@@ -62,6 +66,15 @@ async function createKey(args: string[], io: CliIo): Promise<number> {
   return EXIT_OK;
 }
 
+/** What to say when the secret key was given where its id belongs: its id, when it is a known key. */
+async function keyGivenForId(io: CliIo, key: string): Promise<string> {
+  const found = await withStore(io, async (store) => store.findKeyByDigest(digestApiKey(key, await store.keySecret())));
+  const told = "keys revoke takes the key's id (key_…), not the key itself";
+  return found === undefined
+    ? `${told}: 'munja keys list' shows each key's id beside its first and last characters`
+    : `${told}: run 'munja keys revoke ${found.key.id}'`;
+}
+
 async function emailsById(store: Store, accountIds: Iterable<string>): Promise<Map<string, string>> {
   const emails = new Map<string, string>();
   for (const id of new Set(accountIds)) {
@@ -71,9 +84,8 @@ async function emailsById(store: Store, accountIds: Iterable<string>): Promise<M
 }
 
 async function listKeys(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { ...HELP_OPTION, ...JSON_OPTION, account: { type: 'string' } });
-  if (wantsHelp(values, io)) return EXIT_OK;
-  expectPositionals(positionals, []);
+  const { values, positionals } = parseCommandArgs(args, { ...JSON_OPTION, account: { type: 'string' } }, 'keys list');
+  expectPositionals(positionals, [], 'keys list');
   const email = values.account === undefined ? undefined : parseEmail(values.account, '--account email');
 
   const { keys, emails } = await withStore(io, async (store) => {
@@ -103,16 +115,20 @@ async function listKeys(args: string[], io: CliIo): Promise<number> {
 }
 
 async function revokeKey(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { ...HELP_OPTION, ...JSON_OPTION });
-  if (wantsHelp(values, io)) return EXIT_OK;
-  const [keyId = ''] = expectPositionals(positionals, ['KEY_ID']);
+  const { values, positionals } = parseCommandArgs(args, JSON_OPTION, 'keys revoke');
+  const [keyId = ''] = expectPositionals(positionals, ['KEY_ID'], 'keys revoke');
+  if (keyId.startsWith('sk_')) throw usageError(await keyGivenForId(io, keyId), 'keys revoke');
 
+  const before = Date.now();
   const { key, email } = await withStore(io, async (store) => {
     const key = await store.revokeKey(keyId);
-    if (key === undefined) throw notFound(`no key with id ${keyId}`);
+    if (key === undefined) throw notFound(`no key with id ${keyId}; 'munja keys list' shows the ids`);
     return { key, email: (await store.findAccountById(key.accountId))?.email ?? '?' };
   });
-  if (values.json) writeJson(io, keyJson(key, email));
+  // Revoking twice keeps the first time, so an earlier time means it was revoked already.
+  const already = key.revokedAt !== null && key.revokedAt < before;
+  if (values.json) writeJson(io, { ...keyJson(key, email), alreadyRevoked: already });
+  else if (already) io.stdout.write(`Key ${key.id} (${maskedKey(key)}, ${email}) was already revoked at ${shortTime(key.revokedAt)}; nothing changed.\n`);
   else io.stdout.write(`Revoked key ${key.id} (${maskedKey(key)}, ${email}) at ${shortTime(key.revokedAt)}.\n`);
   return EXIT_OK;
 }

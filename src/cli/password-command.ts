@@ -1,21 +1,21 @@
 // `munja accounts password EMAIL`: gives an account (e.g. the first-start admin, or one made by the
-// CLI) a dashboard password, read from standard input so that it never appears in shell history.
+// CLI) a dashboard password, piped or typed at the terminal, never as an argument.
 import { PasswordHasher } from '../dashboard/password-hasher.ts';
 import { passwordProblem } from '../dashboard/password-policy.ts';
-import { HELP_OPTION, expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
-import { CliError, EXIT_FAILURE, EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
+import { expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
+import { CliError, EXIT_FAILURE, EXIT_OK, notFound, writeJson, type CliIo } from './cli-io.ts';
 import { accountJson } from './format.ts';
 import { withStore } from './open-store.ts';
-import { USAGE } from './usage.ts';
+import { readPassword } from './read-password.ts';
 
 export async function passwordCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { ...HELP_OPTION, json: { type: 'boolean' } });
-  if (values.help) {
-    io.stdout.write(USAGE);
-    return EXIT_OK;
-  }
-  const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL']);
+  const { values, positionals } = parseCommandArgs(args, { json: { type: 'boolean' } }, 'accounts password');
+  const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL'], 'accounts password');
   const email = parseEmail(rawEmail);
+  // Before asking for a password that could not be used.
+  await withStore(io, async (store) => {
+    if (await store.findAccountByEmail(email) === undefined) throw notFound(`no account with email ${email}`);
+  });
   const password = await readPassword(io);
   const problem = passwordProblem(password);
   if (problem !== null) throw new CliError(EXIT_FAILURE, problem);
@@ -29,14 +29,4 @@ export async function passwordCommand(args: string[], io: CliIo): Promise<number
   if (values.json) writeJson(io, accountJson(account));
   else io.stdout.write(`${email} can now sign in to the dashboard with that password.\n`);
   return EXIT_OK;
-}
-
-async function readPassword(io: CliIo): Promise<string> {
-  if (io.stdin === undefined || io.stdin.isTTY) {
-    throw usageError("pipe the password on standard input, e.g. printf '%s' \"$PASSWORD\" | munja accounts password EMAIL");
-  }
-  let text = '';
-  for await (const chunk of io.stdin) text += chunk.toString();
-  // One trailing newline (from echo or a file) is not part of the password.
-  return text.replace(/\r?\n$/, '');
 }

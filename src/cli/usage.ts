@@ -1,22 +1,63 @@
-export const USAGE = `Usage: munja <command> [options]
+// Help texts: `munja help` shows every command, `munja keys --help` the keys commands, and
+// `munja keys create --help` that one command.
+import { DEFAULT_DATA_DIR } from '../config/load-config.ts';
 
-Commands:
-  serve                                 Start the gateway.
-  keys create --account EMAIL [--name NAME] [--models a,b] [--rpm N] [--tpm N] [--json]
-                                        Issue a key (creates the account if needed).
-                                        The key is printed once and never again.
-  keys list [--account EMAIL] [--json]  List keys (never the secret part).
-  keys revoke KEY_ID [--json]           Revoke a key.
-  accounts create EMAIL [--json]        Create an account.
-  accounts suspend EMAIL [--json]       Refuse every key of an account.
-  accounts resume EMAIL [--json]        Lift a suspension.
-  accounts admin EMAIL [--revoke] [--json]
-                                        Make (or with --revoke, unmake) an admin.
-  accounts password EMAIL [--json]      Set the dashboard password, read from standard input.
-  help                                  Show this text.
+interface CommandHelp {
+  readonly name: string;
+  readonly synopsis: string;
+  readonly description: string;
+}
 
+const COMMANDS: readonly CommandHelp[] = [
+  { name: 'serve', synopsis: 'serve', description: 'Start the gateway (settings from the environment: see the README).' },
+  {
+    name: 'keys create',
+    synopsis: 'keys create --account EMAIL [--name NAME] [--models a,b] [--rpm N] [--tpm N] [--json]',
+    description: 'Issue a key (creates the account if needed). The key is printed once and never again.\n'
+      + '--models: ids from the configured models (GET /v1/models); default: all.',
+  },
+  { name: 'keys list', synopsis: 'keys list [--account EMAIL] [--json]', description: 'List keys (never the secret part).' },
+  { name: 'keys revoke', synopsis: 'keys revoke KEY_ID [--json]', description: "Revoke a key by its id (key_…, from 'munja keys list')." },
+  { name: 'accounts list', synopsis: 'accounts list [--json]', description: 'List accounts, with their status and active keys.' },
+  { name: 'accounts create', synopsis: 'accounts create EMAIL [--json]', description: 'Create an account.' },
+  { name: 'accounts suspend', synopsis: 'accounts suspend EMAIL [--json]', description: 'Refuse every key of an account.' },
+  { name: 'accounts resume', synopsis: 'accounts resume EMAIL [--json]', description: 'Lift a suspension.' },
+  { name: 'accounts admin', synopsis: 'accounts admin EMAIL [--revoke] [--json]', description: 'Make (or with --revoke, unmake) an admin.' },
+  {
+    name: 'accounts password',
+    synopsis: 'accounts password EMAIL [--json]',
+    description: "Set the dashboard password: typed at the prompt, or piped (printf '%s' \"$PASSWORD\" | munja accounts password EMAIL).",
+  },
+  {
+    name: 'usage',
+    synopsis: 'usage [--account EMAIL] [--days N] [--json]',
+    description: 'Requests and tokens per key over the last N days (default 30, UTC), with the total.',
+  },
+  { name: 'help', synopsis: 'help [COMMAND]', description: 'Show this text (also: --help after any command).' },
+  { name: 'version', synopsis: '--version', description: 'Show the version.' },
+];
+
+const FOOTER = `
 Environment:
-  MUNJA_DATA   Data directory holding munja.db (default ./data).
+  MUNJA_DATA   Data directory holding munja.db (default ${DEFAULT_DATA_DIR}).
+  REDIS_URL    Use the Redis store instead (the servers' value).
+  MUNJA_CONFIG The config file (its models are what --models accepts).
 
 Exit codes: 0 success, 1 not found or failed, 2 usage error.
 `;
+
+/** Help for `munja`, a command group (`keys`) or one command (`keys create`). */
+export function helpText(topic = ''): string {
+  const chosen = topic === '' ? COMMANDS : COMMANDS.filter((command) => command.name === topic || command.name.startsWith(`${topic} `));
+  const lines = ['Usage: munja <command> [options]', '', topic === '' ? 'Commands:' : 'Command' + (chosen.length > 1 ? 's:' : ':')];
+  for (const command of chosen) {
+    lines.push(`  munja ${command.synopsis}`);
+    for (const line of command.description.split('\n')) lines.push(`      ${line}`);
+  }
+  return `${lines.join('\n')}\n${FOOTER}`;
+}
+
+/** True when `topic` names a command or a group of them. */
+export function isHelpTopic(topic: string): boolean {
+  return COMMANDS.some((command) => command.name === topic || command.name.startsWith(`${topic} `));
+}

@@ -18,7 +18,7 @@ const upstream = {
   additionalProperties: false,
   required: ['baseUrl'],
   properties: {
-    baseUrl: { type: 'string', pattern: '^https?://[^\\s]+/v1/?$' },
+    baseUrl: { type: 'string', pattern: '^https?://\\S+$' },
     model: { type: 'string', minLength: 1 },
     apiKey: { type: 'string', minLength: 1 },
     weight: positiveInt,

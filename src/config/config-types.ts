@@ -16,7 +16,7 @@ export interface LocalTarget {
 }
 
 export interface UpstreamConfig {
-  /** OpenAI-compatible base URL ending in /v1. */
+  /** OpenAI-compatible base URL: what comes before /chat/completions (e.g. …/v1, …/v1beta/openai). */
   readonly baseUrl: string;
   /** Derived from baseUrl: the pool key and the request path. */
   readonly origin: string;

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
@@ -12,6 +13,7 @@ import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFA
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
+import { checkUpstreamBaseUrl } from './upstream-base-url.ts';
 import { metricsFrom } from './metrics-config.ts';
 import { tracingFrom } from './tracing-config.ts';
 
@@ -52,9 +54,21 @@ function parseWorkers(raw: string | undefined, haveRedis: boolean): number {
   return workers;
 }
 
+/** `data/` in Munja's own directory: the same for the server and the CLI, wherever they are run from. */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../data', import.meta.url));
+
 /** The data dir alone, for the CLI, whose key commands must not depend on the rest of the config. */
 export function dataDirFrom(env: Env): string {
-  return resolve(env.MUNJA_DATA?.trim() || './data');
+  return resolve(env.MUNJA_DATA?.trim() || DEFAULT_DATA_DIR);
+}
+
+/** The public model ids the server would serve with these settings, for the CLI's --models. */
+export function modelIdsFrom(env: Env): string[] {
+  const quickStart = quickStartModels(env);
+  if (quickStart !== null) return Object.keys(quickStart);
+  const configFile = env.MUNJA_CONFIG?.trim();
+  const models = configFile ? readConfigFile(resolve(configFile)).models : undefined;
+  return Object.keys(models ?? DEFAULT_MODELS);
 }
 
 /**
@@ -185,7 +199,7 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
       latency: { timeToFirstTokenMs: file.local.timeToFirstTokenMs ?? 0, tokensPerSecond: file.local.tokensPerSecond ?? 0 },
     };
   }
-  if (file.upstreams) return { kind: 'upstreams', upstreams: file.upstreams.map((upstream) => buildUpstream(id, upstream)) };
+  if (file.upstreams) return { kind: 'upstreams', upstreams: file.upstreams.map((upstream, index) => buildUpstream(id, upstream, `${where}.upstreams.${index}`)) };
   const route = file.route ?? [];
   for (const target of route) {
     if (!ids.has(target)) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names unknown model "${target}"`);
@@ -194,7 +208,8 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
   return { kind: 'route', policy: file.routePolicy ?? 'least-outstanding', models: route };
 }
 
-function buildUpstream(id: string, file: UpstreamFile): UpstreamConfig {
+function buildUpstream(id: string, file: UpstreamFile, where: string): UpstreamConfig {
+  checkUpstreamBaseUrl(file.baseUrl, `MUNJA_CONFIG: ${where}.baseUrl`);
   const baseUrl = file.baseUrl.replace(/\/+$/, '');
   const url = new URL(baseUrl);
   return {

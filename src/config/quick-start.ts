@@ -2,14 +2,12 @@
 // one OpenAI-compatible server, without a config file.
 import type { ModelFile } from './config-schema.ts';
 import type { Env } from './load-config.ts';
-import { ConfigError } from './config-error.ts';
-
-const BASE_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?\/v1\/?$/;
+import { checkUpstreamBaseUrl } from './upstream-base-url.ts';
 
 export function quickStartModels(env: Env): Record<string, ModelFile> | null {
   const url = env.MUNJA_UPSTREAM_URL?.trim();
   if (!url) return null;
-  if (!BASE_URL.test(url)) throw new ConfigError(`MUNJA_UPSTREAM_URL must be an http(s) base URL ending in /v1, got "${url}"`);
+  checkUpstreamBaseUrl(url, 'MUNJA_UPSTREAM_URL');
   const apiKey = env.MUNJA_UPSTREAM_KEY?.trim() || undefined;
   const upstreamModel = env.MUNJA_UPSTREAM_MODEL?.trim() || undefined;
   const upstream = (id: string) => [{ baseUrl: url, model: upstreamModel ?? id, ...(apiKey ? { apiKey } : {}) }];

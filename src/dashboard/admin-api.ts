@@ -35,7 +35,7 @@ export async function setAccountStatus(deps: DashboardDeps, { ctx, headers, json
   sendApiJson(ctx, { account: changed });
 }
 
-function requireAdmin(signedIn: SignedIn): SignedIn {
+export function requireAdmin(signedIn: SignedIn): SignedIn {
   if (!signedIn.account.isAdmin || signedIn.account.status !== 'active') throw new ApiError('admin_required');
   return signedIn;
 }

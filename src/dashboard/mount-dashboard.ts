@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Store } from '../store/store.ts';
 import { me, signIn, signOut, signUp } from './account-api.ts';
 import { listAccounts, setAccountStatus } from './admin-api.ts';
+import { adminUsage } from './admin-usage-api.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, dashboardRoute } from './dashboard-http.ts';
 import { createKey, listKeys, revokeKey } from './keys-api.ts';
@@ -46,6 +47,7 @@ export async function mountDashboard(router: Router, options: { config: Config; 
     .on('GET', '/dashboard/api/usage', api(usage))
     .on('GET', '/dashboard/api/admin/accounts', api(listAccounts))
     .on('POST', '/dashboard/api/admin/accounts/status', api(setAccountStatus))
+    .on('GET', '/dashboard/api/admin/usage', api(adminUsage))
     .on('GET', '/dashboard', page)
     .on('GET', '/dashboard/', page)
     .onPrefix('GET', '/dashboard/', page);

@@ -28,6 +28,7 @@ const MAX_RESTART_DELAY_MS = 10_000;
 export function runPrimary(options: PrimaryOptions): Promise<number> {
   const { logger } = options;
   let stopping = false;
+  let failed = false;
   let restartDelayMs = 0;
   const startedAt = new Map<Worker, number>();
 
@@ -57,7 +58,15 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       const lived = Date.now() - (startedAt.get(worker) ?? 0);
       startedAt.delete(worker);
       if (stopping) {
-        if (startedAt.size === 0) resolve(0);
+        if (startedAt.size === 0) resolve(failed ? 1 : 0);
+        return;
+      }
+      if (waitingForReady > 0) {
+        // A worker of the first generation that dies cannot start (its own line says why), and its
+        // replacement would fail the same way: stop rather than serve with fewer workers than asked.
+        failed = true;
+        logger.fatal({ workerPid: worker.process.pid, code, signal }, 'a worker could not start; stopping');
+        stop('SIGTERM');
         return;
       }
       restartDelayMs = lived < QUICK_DEATH_MS ? Math.min(MAX_RESTART_DELAY_MS, Math.max(100, restartDelayMs * 2)) : 0;
@@ -70,7 +79,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       stopping = true;
       logger.info({ signal, workers: startedAt.size }, 'draining workers');
       for (const worker of startedAt.keys()) worker.process.kill('SIGTERM');
-      if (startedAt.size === 0) resolve(0);
+      if (startedAt.size === 0) resolve(failed ? 1 : 0);
       // Workers drain within their own grace; past it (plus a margin) they are killed.
       setTimeout(() => {
         for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');

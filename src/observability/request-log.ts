@@ -28,6 +28,7 @@ export function logRequest(logger: Logger, ctx: RequestContext): void {
     line.trace_id = trace.traceId;
     line.span_id = trace.spanId;
   }
-  if (ctx.status >= 500) logger.error(line, 'request');
+  // A 503 from /readyz while starting or draining is the probe working, not a fault.
+  if (ctx.status >= 500 && ctx.errorCode !== 'not_ready') logger.error(line, 'request');
   else logger.info(line, 'request');
 }

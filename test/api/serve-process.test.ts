@@ -1,10 +1,11 @@
-// The start path a newcomer uses: `munja serve` on an empty data dir prints a first key once,
+// The start path a newcomer uses: `munja serve` on an empty data dir saves a first key once,
 // keys survive a restart, and SIGTERM drains in-flight streams before exiting 0.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { DashboardClient } from '../helpers/dashboard-client.ts';
 import { chatBody } from '../helpers/http.ts';
 import { killServeProcesses, startServeProcess } from '../helpers/serve-process.ts';
 
@@ -23,22 +24,43 @@ function chat(port: number, key: string, body = chatBody()) {
 describe('munja serve', () => {
   let firstKey = '';
 
-  it('prints a first key with a curl line on an empty store, and the key works', async () => {
+  it('saves a first key in an owner-only file, logs only JSON, and every printed hint works as printed', async () => {
     const server = await startServeProcess({ MUNJA_DATA: dataDir });
-    const match = /^\s+(sk_munja_\w+)$/m.exec(server.stdout());
-    expect(match).not.toBeNull();
-    firstKey = match![1]!;
-    expect(server.stdout()).toContain(`curl http://127.0.0.1:${server.port}/v1/chat/completions`);
-    const response = await chat(server.port, firstKey);
-    expect(response.status).toBe(200);
-    expect(server.stdout()).not.toMatch(/"msg":"request"[^\n]*sk_munja_/);
+    const key = server.firstKey();
+    expect(key).toMatch(/^sk_munja_\w+$/);
+    const file = join(dataDir, 'first-api-key.txt');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // stdout is the log stream: JSON lines only, and the key is in none of them (nor on stderr).
+    for (const line of server.stdout().trimEnd().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(server.stdout()).not.toContain(key);
+    expect(server.stdout()).toContain(`"keyFile":"${file}"`);
+    const notice = server.stderr();
+    expect(notice).not.toContain(key);
+    expect(notice).toContain(file);
+
+    // The "Try it" lines, run as printed, answer a chat completion.
+    const tryIt = notice.split('\n').filter((line) => /^\s+(export MUNJA_KEY|curl )/.test(line)).join('\n');
+    const answer = JSON.parse(execFileSync('bash', ['-c', `${tryIt} -s`]).toString());
+    expect(answer.object).toBe('chat.completion');
+
+    // The password command, as printed (it names this MUNJA_DATA) and run where the server was started,
+    // sets the password the dashboard takes.
+    const passwordLine = notice.split('\n').find((line) => line.includes('accounts password'))!.trim();
+    expect(passwordLine).toContain(`MUNJA_DATA=${dataDir}`);
+    execFileSync('bash', ['-c', passwordLine], { input: 'a long enough password\n' });
+    const signIn = await new DashboardClient(`http://127.0.0.1:${server.port}`).signIn('admin@munja.local', 'a long enough password');
+    expect(signIn.status).toBe(200);
+    expect(notice).toContain(`Dashboard: http://127.0.0.1:${server.port}/dashboard`);
+
+    firstKey = key!;
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });
 
   it('keeps keys across a restart and prints no new key', async () => {
     const server = await startServeProcess({ MUNJA_DATA: dataDir });
-    expect(server.stdout()).not.toContain('sk_munja_');
+    expect(server.firstKey()).toBeNull();
+    expect(server.stderr()).toBe('');
     expect((await chat(server.port, firstKey)).status).toBe(200);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);

@@ -227,7 +227,7 @@ describe('munja serve with TLS', () => {
     install(first);
     const data = mkdtempSync(join(dir, 'data-'));
     const serve = await startServeProcess({ MUNJA_DATA: data, MUNJA_TLS_CERT: live.cert, MUNJA_TLS_KEY: live.key });
-    expect(serve.stdout()).toContain(`https://127.0.0.1:${serve.port}/v1/chat/completions`);
+    expect(serve.stderr()).toContain(`https://127.0.0.1:${serve.port}/v1/chat/completions`);
     const before = await openTls(serve.port);
     expect(before.fingerprint).toBe(first.fingerprint);
 

@@ -57,11 +57,11 @@ afterEach(() => {
 describe('munja keys', () => {
   it('creates a key shown once, and lists it without the secret', async () => {
     const created = await munjaJson<CreatedJson>(
-      'keys', 'create', '--account', 'Alice@Example.com', '--name', 'laptop', '--models', 'm1, m2', '--rpm', '60', '--tpm', '9000',
+      'keys', 'create', '--account', 'Alice@Example.com', '--name', 'laptop', '--models', 'auto, fast', '--rpm', '60', '--tpm', '9000',
     );
     expect(hasValidFormat(created.key)).toBe(true);
     expect(created).toEqual({
-      id: created.id, key: created.key, account: 'alice@example.com', name: 'laptop', models: ['m1', 'm2'], rpm: 60, tpm: 9000,
+      id: created.id, key: created.key, account: 'alice@example.com', name: 'laptop', models: ['auto', 'fast'], rpm: 60, tpm: 9000,
     });
 
     const list = await munja('keys', 'list', '--json');
@@ -127,11 +127,14 @@ describe('munja keys', () => {
       [['keys', 'create', '--account', 'a@example.com', '--tpm', 'lots'], /--tpm must be a positive integer/],
       [['keys', 'create', '--account', 'a@example.com', '--models', ''], /--models must list at least one/],
       [['keys', 'create', '--account', 'a@example.com', '--models', ' , '], /--models must list at least one/],
-      [['keys', 'create', '--account', 'a@example.com', '--bogus'], /Unknown option '--bogus'/],
+      [['keys', 'create', '--account', 'a@example.com', '--bogus'], /unknown option '--bogus'; 'munja keys create' takes --json, --account, --name, --models, --rpm, --tpm\nRun 'munja keys create --help' for usage/],
+      [['keys', 'create', '--acount', 'a@example.com'], /^munja: unknown option '--acount'; did you mean '--account'\?\n/],
+      [['keys', 'create', '--account'], /option '--account' needs a value/],
+      [['keys', 'create', '--account', 'a@example.com', '--models', 'auto,gpt-4'], /--models: unknown model 'gpt-4'; the configured models are auto, default, pro, fast, hrllm/],
       [['keys', 'revoke'], /missing KEY_ID/],
       [['keys', 'revoke', 'key_a', 'key_b'], /unexpected argument 'key_b'/],
       [['keys', 'rotate'], /unknown keys subcommand 'rotate'/],
-      [['keys'], /missing keys subcommand/],
+      [['keys'], /missing keys subcommand \(create, list or revoke\)\nRun 'munja keys --help' for usage/],
     ];
     const runs = await Promise.all(cases.map(([args]) => munja(...args)));
     runs.forEach((run, index) => expectCleanFailure(run, 2, cases[index]![1]));
@@ -170,18 +173,41 @@ describe('munja accounts', () => {
     expectCleanFailure(await munja('accounts', 'admin', 'nobody@example.com'), 1, /no account/);
     expectCleanFailure(await munja('accounts', 'create'), 2, /missing EMAIL/);
     expectCleanFailure(await munja('accounts', 'create', 'nope'), 2, /invalid email 'nope'/);
-    expectCleanFailure(await munja('accounts', 'create', 'a@example.com', '--revoke'), 2, /Unknown option '--revoke'/);
+    expectCleanFailure(await munja('accounts', 'create', 'a@example.com', '--revoke'), 2, /unknown option '--revoke'; 'munja accounts create' takes --json/);
     expectCleanFailure(await munja('accounts', 'delete', 'a@example.com'), 2, /unknown accounts subcommand 'delete'/);
   });
 });
 
-describe('munja usage', () => {
-  it('prints help on stdout with exit 0', async () => {
-    for (const args of [['help'], ['--help'], ['keys', 'create', '--help']]) {
+describe('munja help', () => {
+  it('prints help on stdout with exit 0 at every level, for that level', async () => {
+    const cases: [string[], RegExp, RegExp | null][] = [
+      [['help'], /munja serve[\s\S]*munja keys create[\s\S]*munja accounts list[\s\S]*munja usage/, null],
+      [['--help'], /munja keys revoke/, null],
+      [['-h'], /munja keys revoke/, null],
+      [['keys', '--help'], /munja keys create[\s\S]*munja keys list[\s\S]*munja keys revoke/, /accounts/],
+      [['keys', 'create', '--help'], /munja keys create --account EMAIL/, /keys list/],
+      [['keys', 'create', '--account', 'a@example.com', '--help'], /munja keys create/, /keys list/],
+      [['help', 'keys', 'revoke'], /munja keys revoke KEY_ID/, /keys create/],
+      [['accounts', '--help'], /munja accounts list[\s\S]*munja accounts password/, /keys create/],
+      [['accounts', 'password', '-h'], /munja accounts password EMAIL/, /accounts list/],
+      [['usage', '--help'], /munja usage \[--account EMAIL\] \[--days N\]/, /keys/],
+      [['serve', '--help'], /munja serve/, /keys/],
+    ];
+    for (const [args, shows, hides] of cases) {
       const run = await munja(...args);
-      expect(run.code).toBe(0);
+      expect(run.code, args.join(' ')).toBe(0);
       expect(run.stdout).toMatch(/^Usage: munja/);
+      expect(run.stdout, args.join(' ')).toMatch(shows);
+      if (hides) expect(run.stdout, args.join(' ')).not.toMatch(hides);
+      expect(run.stdout).toContain(`MUNJA_DATA   Data directory holding munja.db (default ${join(ROOT, 'data')})`);
     }
+    // `serve --help` printed help: it did not start a server (which would not have exited).
+    expect(readdirSync(join(dataDir, '..'))).toEqual([]);
+  });
+
+  it('prints the version', async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+    for (const flag of ['--version', '-v', 'version']) expect(await munja(flag)).toMatchObject({ code: 0, stdout: `munja ${version}\n` });
   });
 
   it('exits 2 with usage on stderr for no or unknown commands', async () => {
@@ -189,5 +215,75 @@ describe('munja usage', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^Usage: munja/);
     expectCleanFailure(await munja('frobnicate'), 2, /unknown command 'frobnicate'/);
+  });
+});
+
+describe('munja accounts list', () => {
+  it('lists every account with its status, role and active keys', async () => {
+    expect((await munja('accounts', 'list')).stdout).toBe('No accounts.\n');
+    const created = await munjaJson<CreatedJson>('keys', 'create', '--account', 'a@example.com');
+    await munjaJson('keys', 'create', '--account', 'a@example.com');
+    await munjaJson('keys', 'revoke', created.id);
+    await munjaJson('accounts', 'create', 'b@example.com');
+    await munjaJson('accounts', 'admin', 'b@example.com');
+    const listed = await munjaJson<(AccountJson & { activeKeys: number })[]>('accounts', 'list');
+    expect(listed.map(({ email, isAdmin, activeKeys, status }) => ({ email, isAdmin, activeKeys, status }))).toEqual([
+      { email: 'a@example.com', isAdmin: false, activeKeys: 1, status: 'active' },
+      { email: 'b@example.com', isAdmin: true, activeKeys: 0, status: 'active' },
+    ]);
+    const table = (await munja('accounts', 'list')).stdout;
+    expect(table).toMatch(/^EMAIL\s+ID\s+STATUS\s+ADMIN\s+ACTIVE KEYS\s+CREATED\n/);
+    expect(table).toMatch(/b@example\.com\s+acct_\w+\s+active\s+yes\s+0/);
+  });
+});
+
+describe('munja usage', () => {
+  it('sums requests and tokens per key over the last days, with the total', async () => {
+    const a = await munjaJson<CreatedJson>('keys', 'create', '--account', 'a@example.com', '--name', 'backend');
+    const b = await munjaJson<CreatedJson>('keys', 'create', '--account', 'b@example.com');
+    const store = SqliteStore.open(dataDir);
+    const today = new Date().toISOString().slice(0, 10);
+    const longAgo = new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10);
+    await store.addUsage([
+      { keyId: a.id, day: today, requests: 3, promptTokens: 30, completionTokens: 300 },
+      { keyId: b.id, day: today, requests: 1, promptTokens: 10, completionTokens: 1000 },
+      { keyId: b.id, day: longAgo, requests: 100, promptTokens: 100, completionTokens: 100 },
+    ]);
+    await store.close();
+    const all = await munjaJson<{ keys: { id: string; requests: number }[]; total: Record<string, number> }>('usage');
+    expect(all.total).toEqual({ requests: 4, promptTokens: 40, completionTokens: 1300 });
+    expect(all.keys.map((key) => [key.id, key.requests])).toEqual([[a.id, 3], [b.id, 1]]);
+    const onlyB = await munjaJson<{ total: Record<string, number> }>('usage', '--account', 'b@example.com', '--days', '60');
+    expect(onlyB.total).toEqual({ requests: 101, promptTokens: 110, completionTokens: 1100 });
+    const table = (await munja('usage')).stdout;
+    expect(table).toMatch(new RegExp(`${a.id}\\s+backend\\s+a@example\\.com\\s+3\\s+30\\s+300`));
+    expect(table).toMatch(/TOTAL\s+4\s+40\s+1,300/);
+    expectCleanFailure(await munja('usage', '--days', '0'), 2, /--days must be a positive integer/);
+  });
+});
+
+describe('munja keys revoke', () => {
+  it('says so when the key was already revoked', async () => {
+    const created = await munjaJson<CreatedJson>('keys', 'create', '--account', 'a@example.com');
+    expect((await munja('keys', 'revoke', created.id)).stdout).toMatch(/^Revoked key /);
+    const again = await munja('keys', 'revoke', created.id);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^Key ${created.id} .* was already revoked at .*; nothing changed`));
+    expect(await munjaJson('keys', 'revoke', created.id)).toMatchObject({ alreadyRevoked: true });
+  });
+
+  it('given the key itself, says it wants the id, and which one', async () => {
+    const created = await munjaJson<CreatedJson>('keys', 'create', '--account', 'a@example.com');
+    expectCleanFailure(await munja('keys', 'revoke', created.key), 2, new RegExp(`takes the key's id \\(key_…\\), not the key itself: run 'munja keys revoke ${created.id}'`));
+    expectCleanFailure(await munja('keys', 'revoke', 'sk_munja_unknown'), 2, /not the key itself: 'munja keys list' shows/);
+    expect((await munjaJson<KeyJson[]>('keys', 'list'))[0]).toMatchObject({ status: 'active' });
+  });
+});
+
+describe('the data dir', () => {
+  it('defaults to Munja’s own data/ whichever directory the CLI runs in', async () => {
+    const script = "import('" + join(ROOT, 'src/config/load-config.ts') + "').then((m) => process.stdout.write(m.dataDirFrom({})))";
+    const fromTmp = await new Promise<string>((resolve, reject) => execFile(NODE, ['-e', script], { cwd: tmpdir() }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
+    expect(fromTmp).toBe(join(ROOT, 'data'));
   });
 });

@@ -45,11 +45,13 @@ try {
   await seedHistory();
   await new Promise((resolve) => setTimeout(resolve, 1_500)); // the usage recorder flushes once a second
   await createKey(page, 'staging');
-  await page.getByText('Copy it now').waitFor();
+  await page.locator('strong', { hasText: 'Copy it now' }).waitFor();
   await shoot('dashboard-keys.png', true);
 
-  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.getByRole('link', { name: 'Usage', exact: true }).click();
   await page.locator('svg.chart').waitFor();
+  await page.getByText('Tokens', { exact: true }).click();
+  await page.locator('figure.chart-figure').waitFor();
   await shoot('dashboard-usage.png');
 
   await page.getByRole('link', { name: 'Quickstart' }).click();
@@ -59,6 +61,22 @@ try {
   await page.getByRole('link', { name: 'Accounts' }).click();
   await page.locator('tbody tr').nth(3).waitFor();
   await shoot('dashboard-admin.png');
+
+  await page.getByRole('link', { name: 'Service usage' }).click();
+  await page.getByText('Tokens', { exact: true }).click();
+  await page.locator('figure.chart-figure').waitFor();
+  await shoot('dashboard-service-usage.png');
+
+  // Phone width (an iPhone 12–15's CSS viewport): the keys table stacks each key's cells.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await page.locator('tr', { hasText: 'staging' }).waitFor();
+  await shoot('dashboard-keys-phone.png', true);
+  await page.getByRole('link', { name: 'Usage', exact: true }).click();
+  await page.getByText('Tokens', { exact: true }).click();
+  await page.locator('figure.chart-figure').waitFor();
+  await page.locator('#table-title').evaluate((title) => title.scrollIntoView({ block: 'center' }));
+  await shoot('dashboard-usage-phone.png');
 } finally {
   await browser.close();
   await gateway.close();

@@ -118,7 +118,7 @@ describe('drain', () => {
       models: { fast: { local: { timeToFirstTokenMs: 0, tokensPerSecond: 40 } } },
     }));
     const server = await startServeProcess({ MUNJA_DATA: join(dir, 'window'), MUNJA_CONFIG: config });
-    const key = /^\s+(sk_munja_\w+)$/m.exec(server.stdout())![1]!;
+    const key = server.firstKey()!;
     const stream = await fetch(`http://127.0.0.1:${server.port}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

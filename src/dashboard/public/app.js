@@ -3,6 +3,7 @@
 import { ApiError, api, setCsrfToken } from './api.js';
 import { announce, h, replaceChildren } from './dom.js';
 import { renderAdmin } from './view-admin.js';
+import { renderFleetUsage } from './view-fleet.js';
 import { renderKeys } from './view-keys.js';
 import { renderQuickstart } from './view-quickstart.js';
 import { renderSignIn } from './view-sign-in.js';
@@ -13,6 +14,7 @@ const VIEWS = {
   usage: { title: 'Usage', render: renderUsage },
   quickstart: { title: 'Quickstart', render: renderQuickstart },
   admin: { title: 'Accounts', render: renderAdmin, adminOnly: true },
+  'service-usage': { title: 'Service usage', render: renderFleetUsage, adminOnly: true },
 };
 const PUBLIC_VIEWS = { 'sign-in': 'Sign in', 'sign-up': 'Create an account' };
 

@@ -11,18 +11,21 @@ function statusBadge(key) {
     : h('span', { class: 'badge muted', title: new Date(key.revokedAt).toLocaleString() }, 'Revoked');
 }
 
+const COLUMNS = ['Name', 'Key', 'Models', 'RPM', 'Created', 'Last used', 'Status', ''];
+
 function keyRow(key, onRevoke) {
   const revoke = key.revokedAt === null
     ? h('button', { type: 'button', class: 'button small danger', onclick: () => onRevoke(key), 'aria-label': `Revoke ${key.name}` }, 'Revoke')
     : null;
+  // data-label: the column's name, shown beside each cell where a phone stacks the table.
   return h('tr', { 'data-key-id': key.id, class: key.revokedAt === null ? null : 'revoked' },
-    h('th', { scope: 'row' }, key.name || '(no name)'),
-    h('td', null, h('code', { class: 'key-mask' }, `${key.prefix}…${key.lastFour}`)),
-    h('td', null, key.models === null ? h('span', { class: 'muted' }, 'All') : key.models.join(', ')),
-    h('td', { class: 'num' }, key.limits.rpm ?? h('span', { class: 'muted' }, 'default')),
-    h('td', null, formatDate(key.createdAt)),
-    h('td', null, key.lastUsedAt === null ? h('span', { class: 'muted' }, 'Never') : formatAgo(key.lastUsedAt)),
-    h('td', null, statusBadge(key)),
+    h('th', { scope: 'row', 'data-label': COLUMNS[0] }, key.name || '(no name)'),
+    h('td', { 'data-label': COLUMNS[1] }, h('code', { class: 'key-mask' }, `${key.prefix}…${key.lastFour}`)),
+    h('td', { 'data-label': COLUMNS[2] }, key.models === null ? h('span', { class: 'muted' }, 'All') : key.models.join(', ')),
+    h('td', { class: 'num', 'data-label': COLUMNS[3] }, key.limits.rpm ?? h('span', { class: 'muted' }, 'default')),
+    h('td', { 'data-label': COLUMNS[4] }, formatDate(key.createdAt)),
+    h('td', { 'data-label': COLUMNS[5] }, key.lastUsedAt === null ? h('span', { class: 'muted' }, 'Never') : formatAgo(key.lastUsedAt)),
+    h('td', { 'data-label': COLUMNS[6] }, statusBadge(key)),
     h('td', { class: 'actions-cell' }, revoke));
 }
 
@@ -52,9 +55,9 @@ export function renderKeys({ session }) {
       const rows = keys.slice().reverse().map((key) => keyRow(key, revoke));
       replaceChildren(list, keys.length === 0
         ? h('p', { class: 'empty' }, 'No keys yet. Create one above, then see the Quickstart.')
-        : h('div', { class: 'table-wrap' }, h('table', { class: 'keys' },
+        : h('div', { class: 'table-wrap' }, h('table', { class: 'keys stacked' },
           h('caption', { class: 'visually-hidden' }, 'Your API keys, newest first'),
-          h('thead', null, h('tr', null, ['Name', 'Key', 'Models', 'RPM', 'Created', 'Last used', 'Status', ''].map((label) => h('th', { scope: 'col' }, label)))),
+          h('thead', null, h('tr', null, COLUMNS.map((label) => h('th', { scope: 'col' }, label)))),
           h('tbody', null, rows))));
     } catch (error) {
       replaceChildren(list, alertBox('error', error.message));

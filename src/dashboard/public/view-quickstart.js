@@ -4,16 +4,16 @@ import { alertBox, codeBlock } from './widgets.js';
 
 export function renderQuickstart() {
   const baseUrl = `${location.origin}/v1`;
-  const exportKey = 'export MUNJA_API_KEY="sk_munja_…"   # the key you created on the Keys page';
+  const exportKey = 'export MUNJA_KEY="sk_munja_…"   # the key you created on the Keys page';
   const curl = `curl ${baseUrl}/chat/completions \\
-  -H "Authorization: Bearer $MUNJA_API_KEY" \\
+  -H "Authorization: Bearer $MUNJA_KEY" \\
   -H "Content-Type: application/json" \\
   -d '{"model": "auto", "messages": [{"role": "user", "content": "Hello!"}]}'`;
   const node = `import OpenAI from 'openai';
 
 const client = new OpenAI({
   baseURL: '${baseUrl}',
-  apiKey: process.env.MUNJA_API_KEY,
+  apiKey: process.env.MUNJA_KEY,
 });
 
 const completion = await client.chat.completions.create({
@@ -24,7 +24,7 @@ console.log(completion.choices[0].message.content);`;
   const python = `import os
 from openai import OpenAI
 
-client = OpenAI(base_url="${baseUrl}", api_key=os.environ["MUNJA_API_KEY"])
+client = OpenAI(base_url="${baseUrl}", api_key=os.environ["MUNJA_KEY"])
 
 completion = client.chat.completions.create(
     model="auto",

@@ -12,14 +12,30 @@ function tile(label, value) {
 function usageTable(rows, keyName) {
   if (rows.length === 0) return h('p', { class: 'empty' }, 'No requests in the last 30 days. Usage appears here a second or two after each request.');
   const sorted = rows.slice().sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
-  return h('div', { class: 'table-wrap' }, h('table', { class: 'usage' },
+  const columns = ['Day (UTC)', 'Key', 'Requests', 'Prompt tokens', 'Completion tokens'];
+  const cell = (i, text) => h('td', { class: i >= 2 ? 'num' : null, 'data-label': columns[i] }, text);
+  return h('div', { class: 'table-wrap' }, h('table', { class: 'usage stacked' },
     h('caption', { class: 'visually-hidden' }, 'Usage per day and key, newest first'),
-    h('thead', null, h('tr', null, ['Day (UTC)', 'Key', 'Requests', 'Prompt tokens', 'Completion tokens'].map((label, i) => h('th', { scope: 'col', class: i >= 2 ? 'num' : null }, label)))),
+    h('thead', null, h('tr', null, columns.map((label, i) => h('th', { scope: 'col', class: i >= 2 ? 'num' : null }, label)))),
     h('tbody', null, sorted.map((row) => h('tr', null,
-      h('td', null, row.day), h('td', null, keyName(row.keyId)),
-      h('td', { class: 'num' }, formatNumber(row.requests)),
-      h('td', { class: 'num' }, formatNumber(row.promptTokens)),
-      h('td', { class: 'num' }, formatNumber(row.completionTokens)))))));
+      cell(0, row.day), cell(1, keyName(row.keyId)),
+      cell(2, formatNumber(row.requests)), cell(3, formatNumber(row.promptTokens)), cell(4, formatNumber(row.completionTokens)))))));
+}
+
+/** Requests per day, or tokens per day with prompt and completion stacked. */
+export function usageChart(days, rows, metric) {
+  const perDay = (pick) => {
+    const sums = new Map(days.map((day) => [day, 0]));
+    for (const row of rows) sums.set(row.day, (sums.get(row.day) ?? 0) + pick(row));
+    return days.map((day) => sums.get(day));
+  };
+  const series = metric === 'requests'
+    ? [{ name: 'requests', values: perDay((row) => row.requests) }]
+    : [
+      { name: 'prompt tokens', values: perDay((row) => row.promptTokens) },
+      { name: 'completion tokens', className: 'second', values: perDay((row) => row.completionTokens) },
+    ];
+  return barChart({ days, series, label: metric });
 }
 
 function controls(keys, onChange) {
@@ -45,15 +61,8 @@ export function renderUsage({ session }) {
       const form = controls(keys, draw);
       function draw() {
         const data = new FormData(form);
-        const metric = data.get('metric');
         const keyId = data.get('key');
-        const perDay = new Map(days.map((day) => [day, 0]));
-        for (const row of rows) {
-          if (keyId && row.keyId !== keyId) continue;
-          const value = metric === 'requests' ? row.requests : row.promptTokens + row.completionTokens;
-          perDay.set(row.day, (perDay.get(row.day) ?? 0) + value);
-        }
-        replaceChildren(chartSlot, barChart({ days, values: days.map((day) => perDay.get(day)), label: metric }));
+        replaceChildren(chartSlot, usageChart(days, rows.filter((row) => !keyId || row.keyId === keyId), data.get('metric')));
       }
       draw();
       const sum = (pick) => rows.reduce((total, row) => total + pick(row), 0);

@@ -28,7 +28,10 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, /PORT/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ MUNJA_CONFIG: '/nonexistent/munja.json' }, /MUNJA_CONFIG: cannot read/],
-    [{ MUNJA_UPSTREAM_URL: 'http://localhost:8000' }, /MUNJA_UPSTREAM_URL/],
+    [{ MUNJA_UPSTREAM_URL: 'http://localhost:8000' }, /MUNJA_UPSTREAM_URL needs the API's base path, the part before \/chat\/completions/],
+    [{ MUNJA_UPSTREAM_URL: 'http://localhost:8000/v1/chat/completions' }, /MUNJA_UPSTREAM_URL is the base URL, without \/chat\/completions/],
+    [{ MUNJA_UPSTREAM_URL: 'ftp://localhost/v1' }, /MUNJA_UPSTREAM_URL must be an http\(s\) URL/],
+    [{ MUNJA_UPSTREAM_URL: 'http://localhost/v1?x=1' }, /MUNJA_UPSTREAM_URL must not have a query/],
   ])('refuses %j, naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -38,6 +41,7 @@ describe('loadConfig', () => {
     ['not JSON', '{models:', /not valid JSON/],
     ['an unknown section', { modles: {} }, /"modles"/],
     ['a bad upstream URL', { models: { pro: { upstreams: [{ baseUrl: 'ftp://x/v1' }] } } }, /models\.pro\.upstreams\.0\.baseUrl/],
+    ['an upstream URL without a path', { models: { pro: { upstreams: [{ baseUrl: 'http://x:8000/' }] } } }, /models\.pro\.upstreams\.0\.baseUrl needs the API's base path/],
     ['two targets', { models: { pro: { local: {}, route: ['x'] } } }, /models\.pro needs exactly one/],
     ['a route to nowhere', { models: { auto: { route: ['nope'] } } }, /unknown model "nope"/],
     ['a negative rpm', { limits: { rpm: -1 } }, /limits\.rpm/],
@@ -75,6 +79,15 @@ describe('loadConfig', () => {
     expect(byId.auto).toMatchObject({ kind: 'route' });
     const byName = loadConfig({ MUNJA_UPSTREAM_URL: 'http://127.0.0.1:11434/v1' });
     expect(byName.models.find((model) => model.id === 'fast')?.target).toMatchObject({ upstreams: [{ model: 'fast', apiKey: null }] });
+  });
+
+  it('accepts any OpenAI-compatible base path, not only /v1', () => {
+    const gemini = loadConfig({ MUNJA_UPSTREAM_URL: 'https://generativelanguage.googleapis.com/v1beta/openai/' });
+    expect(gemini.models.find((model) => model.id === 'pro')?.target).toMatchObject({
+      upstreams: [{ origin: 'https://generativelanguage.googleapis.com', chatPath: '/v1beta/openai/chat/completions' }],
+    });
+    const file = loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:4000/api/openai' }] } } }) });
+    expect(file.models[0]?.target).toMatchObject({ upstreams: [{ chatPath: '/api/openai/chat/completions' }] });
   });
 
   it('refuses MUNJA_UPSTREAM_URL together with models in the config file', () => {

@@ -1,0 +1,127 @@
+// The usage chart's axis and stacked tokens, the admin's service-wide usage, the quickstart's
+// variable name, GET / in a browser, and the keys table at phone width, in Chromium.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type TestBrowser, launchBrowser, processesUsing } from '../helpers/browser.ts';
+import { createKeyOnPage, signUp } from '../helpers/dashboard-pages.ts';
+import { type TestGateway, startGateway } from '../helpers/gateway.ts';
+
+const PHONE = { width: 390, height: 844 };
+let gateway: TestGateway;
+let browser: TestBrowser;
+const today = new Date().toISOString().slice(0, 10);
+const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  gateway = await startGateway();
+  browser = await launchBrowser();
+}, 60_000);
+
+// One browser profile for the file: each test starts signed out.
+beforeEach(async () => {
+  await browser.context.clearCookies();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (browser) expect(processesUsing(browser.profile)).toEqual([]);
+  await gateway?.close();
+});
+
+async function usageOf(email: string, day: string, requests: number, promptTokens: number, completionTokens: number): Promise<void> {
+  const account = await gateway.app.store.findAccountByEmail(email);
+  const [key] = await gateway.app.store.listKeys(account!.id);
+  await gateway.app.store.addUsage([{ keyId: key!.id, day, requests, promptTokens, completionTokens }]);
+}
+
+const axisLabels = (page: Page) => page.locator('svg.chart text.axis[text-anchor="end"]').allTextContents();
+
+describe('dashboard views in Chromium', { timeout: 60_000 }, () => {
+  it('the usage chart steps its axis in round numbers and stacks prompt and completion tokens', async () => {
+    const page = await browser.context.newPage();
+    await signUp(page, gateway.origin, 'chart@example.com');
+    await createKeyOnPage(page, 'chart-key');
+    await usageOf('chart@example.com', yesterday, 10, 300, 1200);
+    await usageOf('chart@example.com', today, 7, 100, 250);
+    await page.goto(`${gateway.origin}/dashboard/usage`);
+    await page.locator('svg.chart').waitFor();
+    expect(await axisLabels(page)).toEqual(['0', '2', '4', '6', '8', '10']);
+
+    await page.getByText('Tokens', { exact: true }).click();
+    await page.locator('figure.chart-figure').waitFor();
+    expect(await axisLabels(page)).toEqual(['0', '500', '1,000', '1,500']);
+    const day = page.locator(`svg.chart g[data-day="${yesterday}"]`);
+    expect(await day.getAttribute('data-total')).toBe('1500');
+    const parts = await day.locator('rect.bar').evaluateAll((rects) => rects.map((rect) => ({
+      series: rect.getAttribute('data-series'), y: Number(rect.getAttribute('y')), height: Number(rect.getAttribute('height')),
+    })));
+    expect(parts.map((part) => part.series)).toEqual(['prompt tokens', 'completion tokens']);
+    // Completion sits on top of prompt, four times as tall.
+    expect(parts[1]!.y + parts[1]!.height).toBeCloseTo(parts[0]!.y, 5);
+    expect(parts[1]!.height / parts[0]!.height).toBeCloseTo(4, 5);
+    expect(await page.locator('.legend').textContent()).toBe('prompt tokenscompletion tokens');
+    await page.close();
+  });
+
+  it('shows an admin the usage of every account, and only an admin', async () => {
+    const page = await browser.context.newPage();
+    await signUp(page, gateway.origin, 'other@example.com');
+    await createKeyOnPage(page, 'other-key');
+    await usageOf('other@example.com', today, 5, 50, 500);
+    expect(await page.getByRole('link', { name: 'Service usage' }).count()).toBe(0);
+    const refused = await page.evaluate(async () => (await fetch('/dashboard/api/admin/usage')).status);
+    expect(refused).toBe(403);
+
+    await gateway.app.store.setAccountAdmin('other@example.com', true);
+    await page.reload();
+    await page.getByRole('link', { name: 'Service usage' }).click();
+    await page.getByRole('heading', { name: 'Per account' }).waitFor();
+    const rows = await page.locator('table.fleet tbody tr').allTextContents();
+    expect(rows[0]).toMatch(/^chart@example\.com17400/);
+    expect(rows[1]).toMatch(/^other@example\.com5/);
+    const tiles = await page.locator('.tile-value').allTextContents();
+    expect(tiles).toEqual(['22', '450', '1,950']);
+    await page.locator('#fleet-account').selectOption({ label: 'other@example.com' });
+    expect(await page.locator(`svg.chart g[data-day="${today}"]`).getAttribute('data-total')).toBe('5');
+    await page.close();
+  });
+
+  it('the quickstart uses the README\'s MUNJA_KEY, and GET / lands on the dashboard', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${gateway.origin}/`);
+    await page.waitForURL('**/dashboard/sign-in');
+    await signUp(page, gateway.origin, 'quick@example.com');
+    await page.getByRole('link', { name: 'Quickstart' }).click();
+    await page.getByRole('heading', { name: 'Base URL' }).waitFor();
+    const text = await page.locator('main').textContent();
+    expect(text).toContain('export MUNJA_KEY=');
+    expect(text).toContain('Bearer $MUNJA_KEY');
+    expect(text).not.toContain('MUNJA_API_KEY');
+    await page.close();
+  });
+
+  it('fits the keys table into a phone-width screen, revoke buttons included', async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize(PHONE);
+    await signUp(page, gateway.origin, 'phone@example.com');
+    await createKeyOnPage(page, 'a-rather-long-key-name-for-a-phone', ['auto', 'fast', 'hrllm']);
+    await createKeyOnPage(page, 'second');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.locator('tr', { hasText: 'second' }).waitFor();
+    const overflow = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth - window.innerWidth,
+      table: [...document.querySelectorAll('.table-wrap')].map((wrap) => wrap.scrollWidth - wrap.clientWidth),
+    }));
+    expect(overflow.page).toBeLessThanOrEqual(0);
+    expect(overflow.table.every((extra) => extra <= 0)).toBe(true);
+    for (const name of ['a-rather-long-key-name-for-a-phone', 'second']) {
+      const box = await page.getByRole('button', { name: `Revoke ${name}` }).boundingBox();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
+    }
+    // Each cell is labelled with its column where the header row is hidden.
+    const labels = await page.locator('tr', { hasText: 'second' }).locator('td, th').evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell, '::before').content));
+    expect(labels.slice(0, 7)).toEqual(['"Name"', '"Key"', '"Models"', '"RPM"', '"Created"', '"Last used"', '"Status"']);
+    await page.close();
+  });
+});
