@@ -121,7 +121,12 @@ export const CONFIG_FILE_SCHEMA = {
         rpm: positiveInt,
         tpm: positiveInt,
         concurrency: nonNegativeInt,
-        account: { type: 'object', additionalProperties: false, required: ['rpm', 'tpm'], properties: { rpm: positiveInt, tpm: positiveInt } },
+        account: {
+          anyOf: [
+            { type: 'null' },
+            { type: 'object', additionalProperties: false, required: ['rpm', 'tpm'], properties: { rpm: positiveInt, tpm: positiveInt } },
+          ],
+        },
         failMode: { enum: ['open-local', 'closed'] },
         failClosed: { type: 'array', maxItems: 100_000, items: { type: 'string', minLength: 1, maxLength: 128 } },
         expectedInstances: { type: 'integer', minimum: 1, maximum: 10_000 },
@@ -184,7 +189,7 @@ export interface ConfigFile {
   };
   redis?: { commandTimeoutMs?: number; connectTimeoutMs?: number };
   limits?: {
-    rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number };
+    rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number } | null;
     failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
   };
   engine?: { threads?: number; maxQueue?: number };

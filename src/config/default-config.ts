@@ -52,12 +52,14 @@ export const DEFAULT_RESILIENCE = {
 
 // concurrency 64: at the default 600 rpm a key whose completions take ~5 s has ~50 in flight
 // (Little's law), so the cap does not bind a key working within its rate, yet it stops one key from
-// holding hundreds of long streams. Accounts are not limited as a whole unless configured.
+// holding hundreds of long streams. account: an account gets what one key gets, shared by all its
+// keys, so that more keys are never more quota (load-config.ts follows the file's rpm and tpm when
+// it sets those but not `limits.account`; null turns account limits off).
 export const DEFAULT_LIMITS = {
   rpm: 600,
   tpm: 1_000_000,
   concurrency: 64,
-  account: null,
+  account: { rpm: 600, tpm: 1_000_000 },
   failMode: 'open-local',
   failClosed: [],
   expectedInstances: 1,

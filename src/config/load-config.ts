@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
-import type { Config, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
+import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
 import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
@@ -128,13 +128,18 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
       breaker: { ...DEFAULT_RESILIENCE.breaker, ...file.upstream?.breaker },
       rateLimitBackoffMaxMs: file.upstream?.rateLimitBackoffMaxMs ?? DEFAULT_RESILIENCE.rateLimitBackoffMaxMs,
     },
-    limits: { ...DEFAULT_LIMITS, ...file.limits },
+    limits: limitsFrom(file.limits),
     engine: {
       threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
       maxQueue: file.engine?.maxQueue ?? 1024,
     },
     models,
   };
+}
+
+function limitsFrom(file: ConfigFile['limits'] = {}): LimitsConfig {
+  const limits = { ...DEFAULT_LIMITS, ...file };
+  return file.account === undefined ? { ...limits, account: { rpm: limits.rpm, tpm: limits.tpm } } : limits;
 }
 
 function upstreamTimeouts(file: ConfigFile['upstream']): UpstreamTimeouts {
