@@ -19,13 +19,22 @@ export const DEFAULT_SERVER = {
 // Two hashes at once leave libuv's other two threads (of 4) to DNS and file work.
 export const DEFAULT_DASHBOARD = {
   enabled: true,
-  signUp: true,
   secureCookies: true,
   sessionTtlMs: 24 * 3_600_000,
   sessionIdleMs: 2 * 3_600_000,
   hashConcurrency: 2,
   trustProxy: false,
   signInThrottle: { accountFailures: 5, addressFailures: 30, windowMs: 15 * 60_000 },
+  // 'open' works on a fresh machine (no mail server needed); the account limits, the key cap and
+  // 5 sign-ups per address (IPv6 /64) an hour bound what one person gains by signing up again.
+  signUp: 'open',
+  signUpThrottle: { addressSignUps: 5, windowMs: 3_600_000 },
+  // Enough for a key per app and environment; past it, more keys would only multiply list sizes.
+  maxKeysPerAccount: 20,
+  publicUrl: null,
+  mailFrom: null,
+  verificationTtlMs: 24 * 3_600_000,
+  inviteTtlMs: 7 * 24 * 3_600_000,
 } as const;
 
 /** With REDIS_URL: revocations arrive by pub/sub, so the auth cache may keep keys longer (10 s at most). */

@@ -8,7 +8,7 @@ import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
 import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
+import { DEFAULT_DASHBOARD, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
@@ -54,6 +54,13 @@ function parseWorkers(raw: string | undefined, haveRedis: boolean): number {
 /** The data dir alone, for the CLI, whose key commands must not depend on the rest of the config. */
 export function dataDirFrom(env: Env): string {
   return resolve(env.MUNJA_DATA?.trim() || './data');
+}
+
+/** The key cap alone, for `munja keys create` (the rest of the config must not stop the CLI). */
+export function maxKeysPerAccountFrom(env: Env): number {
+  const path = env.MUNJA_CONFIG?.trim();
+  const file = path ? readConfigFile(resolve(path)) : {};
+  return file.server?.dashboard?.maxKeysPerAccount ?? DEFAULT_DASHBOARD.maxKeysPerAccount;
 }
 
 /**

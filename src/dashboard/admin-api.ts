@@ -1,11 +1,12 @@
-// Admins (`munja accounts admin EMAIL`) see every account and can suspend or resume it; the
-// change reaches every instance's key cache through the store's events.
+// Admins (`munja accounts admin EMAIL`) see every account and can suspend or resume it (the
+// change reaches every instance's key cache through the store's events), and make invites.
 import { ApiError } from '../errors/api-error.ts';
 import type { AccountStatus } from '../store/store.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { requiredString } from './dashboard-input.ts';
 import { changeRequest } from './keys-api.ts';
+import { issueToken } from './one-time-tokens.ts';
 import type { SignedIn } from './sessions.ts';
 
 export async function listAccounts(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
@@ -33,6 +34,17 @@ export async function setAccountStatus(deps: DashboardDeps, { ctx, headers, json
   const changed = account && await deps.store.setAccountStatus(account.email, status satisfies AccountStatus);
   if (changed === undefined) throw new ApiError('account_not_found', { param: 'id' });
   sendApiJson(ctx, { account: changed });
+}
+
+/**
+ * POST /dashboard/api/admin/invites: a single-use invite for `invite` sign-up, shown only in this
+ * answer (the store keeps its digest); the page turns it into a link to the sign-up page.
+ */
+export async function createInvite(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
+  const signedIn = requireAdmin(await changeRequest(deps, headers));
+  const ttlMs = deps.config.dashboard.inviteTtlMs;
+  const invite = await issueToken(deps.store, 'invite', { by: signedIn.account.id }, ttlMs);
+  sendApiJson(ctx, { invite, expiresAt: Date.now() + ttlMs });
 }
 
 function requireAdmin(signedIn: SignedIn): SignedIn {

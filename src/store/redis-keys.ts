@@ -12,9 +12,12 @@
 //   munja:{store}:keys                 zset   every key id, scored by creation sequence
 //   munja:{store}:account-keys:<id>    zset   one account's key ids, same scores
 //   munja:{store}:key-sequence         string counter behind those scores
+//   munja:{store}:active-keys:<id>     set    one account's keys that are not revoked (the key cap);
+//                                             built on first use when the account hash lacks activeKeysIndexed
 //   munja:{store}:password:<accountId> string dashboard password hash
 //   munja:session:<digest>             hash   accountId createdAt expiresAt (expires at expiresAt)
 //   munja:attempts:<name>              string sign-in attempt count (expires with its window)
+//   munja:token:<kind>:<digest>        string a single-use token's payload (expires with it)
 //   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
 //   munja:usage:{<keyId>}:days         zset   the days with usage, lexicographic (expires)
 //   munja:key-events                   pub/sub channel (key-events.ts)
@@ -29,6 +32,7 @@ const STORE = `${REDIS_PREFIX}{store}:`;
 export const ACCOUNT_PREFIX = `${STORE}account:`;
 export const KEY_RECORD_PREFIX = `${STORE}key:`;
 export const KEY_ID_PREFIX = `${STORE}key-id:`;
+export const ACTIVE_KEYS_PREFIX = `${STORE}active-keys:`;
 
 export const storeKeys = {
   meta: `${STORE}meta`,
@@ -40,9 +44,11 @@ export const storeKeys = {
   keys: `${STORE}keys`,
   accountKeys: (accountId: string) => `${STORE}account-keys:${accountId}`,
   keySequence: `${STORE}key-sequence`,
+  activeKeys: (accountId: string) => ACTIVE_KEYS_PREFIX + accountId,
   password: (accountId: string) => `${STORE}password:${accountId}`,
   session: (digest: string) => `${REDIS_PREFIX}session:${digest}`,
   attempts: (name: string) => `${REDIS_PREFIX}attempts:${name}`,
+  token: (kind: string, digest: string) => `${REDIS_PREFIX}token:${kind}:${digest}`,
 } as const;
 
 /** `munja:usage:{key_…}:` — a day (`YYYY-MM-DD`) or `days` follows. */

@@ -47,29 +47,60 @@ local account = ARGV[1] .. id
 if ARGV[2] then redis.call('HSET', account, ARGV[2], ARGV[3]) end
 return redis.call('HGETALL', account)`);
 
-/** KEYS: key record, key-id index, account, all keys, account keys, sequence. ARGV: digest, id, field, value, … → the key. */
+/**
+ * KEYS: key record, key-id index, account, all keys, account keys, sequence, account's active keys.
+ * ARGV: digest, id, cap (0: none), key-id prefix, key record prefix, field, value, … → the key, or
+ * an error naming KEYCAP when the account has `cap` keys that are not revoked.
+ */
 export const CREATE_KEY = new RedisScript(`
 if redis.call('EXISTS', KEYS[3]) == 0 then return redis.error_reply('ERR no such account') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('ERR a key with this digest exists') end
+if redis.call('HEXISTS', KEYS[3], 'activeKeysIndexed') == 0 then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
+    local digest = redis.call('GET', ARGV[4] .. id)
+    if digest and redis.call('HEXISTS', ARGV[5] .. digest, 'revokedAt') == 0 then redis.call('SADD', KEYS[7], id) end
+  end
+  redis.call('HSET', KEYS[3], 'activeKeysIndexed', '1')
+end
+local cap = tonumber(ARGV[3])
+if cap > 0 and redis.call('SCARD', KEYS[7]) >= cap then return redis.error_reply('KEYCAP') end
 local sequence = redis.call('INCR', KEYS[6])
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[4], sequence, ARGV[2])
 redis.call('ZADD', KEYS[5], sequence, ARGV[2])
+redis.call('SADD', KEYS[7], ARGV[2])
 return redis.call('HGETALL', KEYS[1])`);
 
-/** KEYS: key-id index. ARGV: key record prefix, now. → nil or the key; a second revocation keeps the first time. */
+/**
+ * KEYS: key-id index. ARGV: key record prefix, now, active-keys prefix, key id. → nil or the key; a
+ * second revocation keeps the first time.
+ */
 export const REVOKE_KEY = new RedisScript(`
 local digest = redis.call('GET', KEYS[1])
 if not digest then return false end
 local key = ARGV[1] .. digest
-redis.call('HSETNX', key, 'revokedAt', ARGV[2])
+if redis.call('HSETNX', key, 'revokedAt', ARGV[2]) == 1 then
+  redis.call('SREM', ARGV[3] .. redis.call('HGET', key, 'accountId'), ARGV[4])
+end
 return redis.call('HGETALL', key)`);
 
-/** KEYS: a key-id zset. ARGV: key-id prefix, key record prefix, start, stop. → a page of keys, in creation order. */
+/** KEYS: key-id index. ARGV: key record prefix. → nil or the key. */
+export const FIND_KEY_BY_ID = new RedisScript(`
+local digest = redis.call('GET', KEYS[1])
+if not digest then return false end
+local key = redis.call('HGETALL', ARGV[1] .. digest)
+if #key == 0 then return false end
+return key`);
+
+/**
+ * KEYS: a key-id zset. ARGV: key-id prefix, key record prefix, start, stop, '1' for newest first.
+ * → a page of keys, in creation order (or the reverse).
+ */
 export const LIST_KEYS = new RedisScript(`
 local keys = {}
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[3], ARGV[4])) do
+local range = ARGV[5] == '1' and 'ZREVRANGE' or 'ZRANGE'
+for _, id in ipairs(redis.call(range, KEYS[1], ARGV[3], ARGV[4])) do
   local digest = redis.call('GET', ARGV[1] .. id)
   if digest then keys[#keys + 1] = redis.call('HGETALL', ARGV[2] .. digest) end
 end

@@ -22,6 +22,13 @@ export function prepareStatements(db: DatabaseSync) {
     keyByDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS} FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`),
     allKeys: sql('SELECT * FROM keys ORDER BY created_at, rowid'),
     keysOfAccount: sql('SELECT * FROM keys WHERE account_id = ? ORDER BY created_at, rowid'),
+    keyById: sql('SELECT * FROM keys WHERE id = ?'),
+    keyPage: sql('SELECT * FROM keys WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?'),
+    countKeys: sql('SELECT count(*) AS n FROM keys WHERE account_id = ?'),
+    countActiveKeys: sql('SELECT count(*) AS n FROM keys WHERE account_id = ? AND revoked_at IS NULL'),
+    insertToken: sql('INSERT INTO tokens (digest, kind, payload, expires_at) VALUES (?, ?, ?, ?)'),
+    takeToken: sql('DELETE FROM tokens WHERE digest = ? AND kind = ? RETURNING payload, expires_at'),
+    deleteExpiredTokens: sql('DELETE FROM tokens WHERE expires_at <= ?'),
     revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
     markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),
     addUsage: sql(`INSERT INTO usage_daily (key_id, day, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?)
