@@ -31,7 +31,8 @@ export async function signUp(deps: DashboardDeps, request: DashboardRequest): Pr
   const password = requiredString(body, 'password', MAX_PASSWORD_CHARS);
   const problem = passwordProblem(password, email);
   if (problem !== null) throw new ApiError('invalid_value', { param: 'password', message: problem });
-  const invite = mode === 'invite' ? requiredString(body, 'invite', TOKEN_CHARS) : '';
+  const invite = typeof body['invite'] === 'string' ? body['invite'] : '';
+  if (mode === 'invite' && invite === '') throw new ApiError('invite_required', { param: 'invite' });
   const address = clientAddress(headers, deps.config.dashboard.trustProxy);
   await deps.throttle.countSignUp(address);
   if (mode === 'email') {
