@@ -7,6 +7,7 @@ import { renderKeys } from './view-keys.js';
 import { renderQuickstart } from './view-quickstart.js';
 import { renderSignIn } from './view-sign-in.js';
 import { renderUsage } from './view-usage.js';
+import { renderVerify } from './view-verify.js';
 
 const VIEWS = {
   keys: { title: 'API keys', render: renderKeys },
@@ -14,7 +15,7 @@ const VIEWS = {
   quickstart: { title: 'Quickstart', render: renderQuickstart },
   admin: { title: 'Accounts', render: renderAdmin, adminOnly: true },
 };
-const PUBLIC_VIEWS = { 'sign-in': 'Sign in', 'sign-up': 'Create an account' };
+const PUBLIC_VIEWS = { 'sign-in': 'Sign in', 'sign-up': 'Create an account', verify: 'Confirm your email' };
 
 let session = null;
 // Whether `session` reflects the server (asked /me, or just signed in or out).
@@ -83,7 +84,7 @@ async function route() {
       if (session !== null) return navigate('/dashboard/keys', { replace: true });
       renderNav(page);
       document.title = `${PUBLIC_VIEWS[page]} · Munja`;
-      replaceChildren(main, renderSignIn({ mode: page, signedIn, navigate }));
+      replaceChildren(main, page === 'verify' ? renderVerify({ signedIn }) : renderSignIn({ mode: page, signedIn, navigate }));
     } else if (session === null) {
       return navigate('/dashboard/sign-in', { replace: true });
     } else {

@@ -1,8 +1,8 @@
-// Admins: every account, with suspend and resume. A suspended account's keys get 403 at once;
-// the account can still sign in and see why.
+// Admins: every account, with suspend and resume (a suspended account's keys get 403 at once; the
+// account can still sign in and see why), and invite links for invite-only sign-up.
 import { api } from './api.js';
 import { announce, formatDate, h, replaceChildren } from './dom.js';
-import { alertBox, confirmDialog } from './widgets.js';
+import { alertBox, codeBlock, confirmDialog } from './widgets.js';
 
 function accountRow(account, self, onToggle) {
   const active = account.status === 'active';
@@ -53,10 +53,25 @@ export function renderAdmin({ session }) {
     }
   }
 
+  const invites = h('div', { 'aria-live': 'polite' });
+  async function invite() {
+    try {
+      const { invite: code, expiresAt } = await api.post('admin/invites');
+      invites.replaceChildren(
+        h('p', null, `A link that creates one account, until ${formatDate(expiresAt)}. It is shown only now:`),
+        codeBlock(`${location.origin}/dashboard/sign-up#invite=${code}`, 'Copy invite link'));
+    } catch (error) {
+      invites.replaceChildren(alertBox('error', error.message));
+    }
+  }
+
   void load();
   return h('div', { class: 'stack-lg' },
     h('div', { class: 'page-head' },
       h('h1', { tabindex: -1 }, 'Accounts'),
       h('p', { class: 'muted' }, 'Every account on this Munja. Operators grant admin with ', h('code', null, 'munja accounts admin EMAIL'), '.')),
+    h('section', { class: 'card', 'aria-labelledby': 'invite-title' },
+      h('h2', { id: 'invite-title' }, 'Invite someone'),
+      h('button', { type: 'button', class: 'button', onclick: invite }, 'Create an invite link'), invites),
     h('section', { class: 'card' }, list));
 }
