@@ -5,18 +5,23 @@ import type { AccountStatus } from '../store/store.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { requiredString } from './dashboard-input.ts';
-import { changeRequest } from './keys-api.ts';
+import { changeRequest, pageOffset } from './keys-api.ts';
 import { issueToken } from './one-time-tokens.ts';
 import type { SignedIn } from './sessions.ts';
 
+// Accounts a page at a time: sign-up is open to anyone, so there may be very many.
+const ACCOUNT_PAGE_SIZE = 50;
+
+/** GET /dashboard/api/admin/accounts, and /dashboard/api/admin/accounts/page/OFFSET. */
 export async function listAccounts(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
   requireAdmin(await deps.sessions.require(headers));
-  const [accounts, keys] = await Promise.all([deps.store.listAccounts(), deps.store.listKeys()]);
-  const activeKeys = new Map<string, number>();
-  for (const key of keys) {
-    if (key.revokedAt === null) activeKeys.set(key.accountId, (activeKeys.get(key.accountId) ?? 0) + 1);
-  }
-  sendApiJson(ctx, { accounts: accounts.map((account) => ({ ...account, activeKeys: activeKeys.get(account.id) ?? 0 })) });
+  const offset = pageOffset(ctx.path, '/dashboard/api/admin/accounts');
+  const { accounts, total } = await deps.store.listAccountPage(offset, ACCOUNT_PAGE_SIZE);
+  const activeKeys = await Promise.all(accounts.map((account) => deps.store.countActiveKeys(account.id)));
+  sendApiJson(ctx, {
+    accounts: accounts.map((account, i) => ({ ...account, activeKeys: activeKeys[i] })),
+    total, offset, pageSize: ACCOUNT_PAGE_SIZE,
+  });
 }
 
 export async function setAccountStatus(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {

@@ -52,6 +52,7 @@ export async function mountDashboard(router: Router, options: { config: Config; 
     .on('GET', '/dashboard/api/usage', api(usage))
     .onPrefix('GET', '/dashboard/api/usage/page/', api(usage))
     .on('GET', '/dashboard/api/admin/accounts', api(listAccounts))
+    .onPrefix('GET', '/dashboard/api/admin/accounts/page/', api(listAccounts))
     .on('POST', '/dashboard/api/admin/accounts/status', api(setAccountStatus))
     .on('POST', '/dashboard/api/admin/invites', api(createInvite))
     .on('GET', '/dashboard', page)

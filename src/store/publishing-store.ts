@@ -3,7 +3,7 @@
 import type { KeyEvent, KeyEvents } from './key-events.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type {
-  Account, AccountStatus, ApiKeyRecord, AttemptWindow, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, UsageDelta,
+  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, UsageDelta,
   UsageRow,
 } from './store.ts';
 
@@ -57,6 +57,8 @@ export class PublishingStore implements StoreWithEvents {
   findPasswordHash(accountId: string): Promise<string | undefined> { return this.#store.findPasswordHash(accountId); }
   setPasswordHash(accountId: string, hash: string): Promise<boolean> { return this.#store.setPasswordHash(accountId, hash); }
   listAccounts(): Promise<Account[]> { return this.#store.listAccounts(); }
+  listAccountPage(offset: number, limit: number): Promise<AccountPage> { return this.#store.listAccountPage(offset, limit); }
+  countActiveKeys(accountId: string): Promise<number> { return this.#store.countActiveKeys(accountId); }
   createSession(session: Session): Promise<void> { return this.#store.createSession(session); }
   findSession(digest: string): Promise<Session | undefined> { return this.#store.findSession(digest); }
   extendSession(digest: string, expiresAt: number): Promise<void> { return this.#store.extendSession(digest, expiresAt); }

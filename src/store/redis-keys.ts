@@ -5,6 +5,7 @@
 //
 //   munja:{store}:meta                 hash   keySecret (hex)
 //   munja:{store}:accounts             set    every account id (SCARD counts them)
+//   munja:{store}:accounts-by-time     zset   every account id, scored by creation time (pages of accounts)
 //   munja:{store}:account:<id>         hash   id email status isAdmin createdAt
 //   munja:{store}:account-email:<email> string account id
 //   munja:{store}:key:<digest>         hash   id accountId name prefix lastFour [models rpm tpm] createdAt [lastUsedAt revokedAt]
@@ -37,6 +38,7 @@ export const ACTIVE_KEYS_PREFIX = `${STORE}active-keys:`;
 export const storeKeys = {
   meta: `${STORE}meta`,
   accounts: `${STORE}accounts`,
+  accountsByTime: `${STORE}accounts-by-time`,
   account: (id: string) => ACCOUNT_PREFIX + id,
   accountEmail: (email: string) => `${STORE}account-email:${email}`,
   key: (digest: string) => KEY_RECORD_PREFIX + digest,

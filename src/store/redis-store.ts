@@ -10,11 +10,11 @@ import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, s
 import { RedisCredentials } from './redis-credentials.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
-  ACCOUNT_BY_EMAIL, ADD_USAGE, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, FIND_KEY_BY_ID, LIST_KEYS, MARK_KEYS_USED,
+  ACCOUNT_BY_EMAIL, ADD_USAGE, COUNT_ACTIVE_KEYS, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, FIND_KEY_BY_ID, LIST_ACCOUNTS, LIST_KEYS, MARK_KEYS_USED,
   REVOKE_KEY, USAGE_BY_DAY,
 } from './redis-scripts.ts';
 import {
-  type Account, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
+  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
   type NewKey, type OneTimeToken, type Session, type Store, type UsageDelta, type UsageRow,
 } from './store.ts';
 
@@ -61,10 +61,11 @@ export class RedisStore implements Store {
     if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
     const normalised = normaliseEmail(email);
     const id = newId('acct_');
+    const now = Date.now();
     const reply = await CREATE_ACCOUNT.run(
       this.client,
-      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id)],
-      [ACCOUNT_PREFIX, id, ...accountFields(id, normalised, options.isAdmin === true, Date.now())],
+      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.accountsByTime],
+      [ACCOUNT_PREFIX, id, now, ...accountFields(id, normalised, options.isAdmin === true, now)],
     );
     return toAccount(fieldsOf(reply));
   }
@@ -175,12 +176,25 @@ export class RedisStore implements Store {
     if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
     const normalised = normaliseEmail(email);
     const id = newId('acct_');
+    const now = Date.now();
     const reply = await CREATE_ACCOUNT_WITH_PASSWORD.run(
       this.client,
-      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id)],
-      [id, passwordHash, ...accountFields(id, normalised, false, Date.now())],
+      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id), storeKeys.accountsByTime],
+      [id, passwordHash, now, ...accountFields(id, normalised, false, now)],
     );
     return reply === null ? undefined : toAccount(fieldsOf(reply));
+  }
+
+  async listAccountPage(offset: number, limit: number): Promise<AccountPage> {
+    const reply = await LIST_ACCOUNTS.run(this.client, [storeKeys.accounts, storeKeys.accountsByTime], [ACCOUNT_PREFIX, offset, offset + limit - 1]);
+    const [total, accounts] = Array.isArray(reply) ? reply : [];
+    if (!Array.isArray(accounts)) throw new TypeError('expected a page of accounts from Redis');
+    return { accounts: accounts.map((fields) => toAccount(fieldsOf(fields))), total: Number(total) };
+  }
+
+  async countActiveKeys(accountId: string): Promise<number> {
+    const keys = [storeKeys.account(accountId), storeKeys.accountKeys(accountId), storeKeys.activeKeys(accountId)];
+    return Number(await COUNT_ACTIVE_KEYS.run(this.client, keys, [KEY_ID_PREFIX, KEY_RECORD_PREFIX]));
   }
 
   async listAccounts(): Promise<Account[]> {

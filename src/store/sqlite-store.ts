@@ -10,7 +10,7 @@ import { migrate } from './sqlite-schema.ts';
 import { toAccount, toAttempts, toKey, toSession, toUsage } from './sqlite-rows.ts';
 import { type Statements, prepareStatements } from './sqlite-statements.ts';
 import {
-  type Account, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
+  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
   type NewKey, type OneTimeToken, type Session, type Store, type UsageDelta, type UsageRow,
 } from './store.ts';
 
@@ -184,6 +184,15 @@ export class SqliteStore implements Store {
 
   async listAccounts(): Promise<Account[]> {
     return this.#sql.allAccounts.all().map((row) => toAccount(row));
+  }
+
+  async listAccountPage(offset: number, limit: number): Promise<AccountPage> {
+    const accounts = this.#sql.accountPage.all(limit, offset).map((row) => toAccount(row));
+    return { accounts, total: await this.countAccounts() };
+  }
+
+  async countActiveKeys(accountId: string): Promise<number> {
+    return Number(this.#sql.countActiveKeys.get(accountId)?.['n'] ?? 0);
   }
 
   async createSession(session: Session): Promise<void> {

@@ -81,6 +81,12 @@ export interface KeyPage {
   readonly total: number;
 }
 
+/** One page of accounts, oldest first, and how many there are in all. */
+export interface AccountPage {
+  readonly accounts: Account[];
+  readonly total: number;
+}
+
 /** A single-use secret (a sign-up verification link, an invite), kept as a digest with its payload. */
 export interface OneTimeToken {
   readonly digest: string; // hex SHA-256 of the token
@@ -141,8 +147,12 @@ export interface Store {
   findPasswordHash(accountId: string): Promise<string | undefined>;
   /** Returns false when no such account exists. */
   setPasswordHash(accountId: string, passwordHash: string): Promise<boolean>;
-  /** Every account, oldest first (for admins). */
+  /** Every account, oldest first. */
   listAccounts(): Promise<Account[]>;
+  /** `limit` accounts, oldest first, after skipping `offset` (for admins). */
+  listAccountPage(offset: number, limit: number): Promise<AccountPage>;
+  /** The account's keys that are not revoked. */
+  countActiveKeys(accountId: string): Promise<number>;
 
   createSession(session: Session): Promise<void>;
   /** Undefined when unknown or expired. */

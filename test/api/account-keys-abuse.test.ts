@@ -75,3 +75,22 @@ describe('an account with 5,000 keys', () => {
     expect((await client.call('GET', '/dashboard/api/usage/page/25')).body.rows).toEqual([]);
   });
 });
+
+describe('many accounts', () => {
+  it('are listed to admins 50 at a time, oldest first, each with its count of keys that are not revoked', async () => {
+    const admin = new DashboardClient(gateway.origin);
+    expect((await admin.signUp('overseer@example.com')).status).toBe(200);
+    await gateway.app.store.setAccountAdmin('overseer@example.com', true);
+    for (let i = 0; i < 60; i++) await gateway.app.store.createAccount(`many${i}@example.com`);
+    const first = await admin.call('GET', '/dashboard/api/admin/accounts');
+    expect(first.status).toBe(200);
+    expect(first.body.accounts).toHaveLength(50);
+    expect(first.body).toMatchObject({ offset: 0, pageSize: 50 });
+    const total = first.body.total as number;
+    expect(total).toBeGreaterThanOrEqual(63);
+    const last = await admin.call('GET', `/dashboard/api/admin/accounts/page/${total - 1}`);
+    expect(last.body.accounts.map((account: { email: string }) => account.email)).toEqual(['many59@example.com']);
+    const counts = new Map(first.body.accounts.map((account: { email: string; activeKeys: number }) => [account.email, account.activeKeys]));
+    expect(counts.get('collector@example.com')).toBe(20);
+  });
+});

@@ -253,6 +253,30 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         await store.setAccountStatus('a@example.com', 'suspended');
         expect(await store.listAccounts()).toEqual([{ ...a, status: 'suspended' }, b]);
       });
+
+      it('lists accounts a page at a time, oldest first, with the total', async () => {
+        expect(await store.listAccountPage(0, 2)).toEqual({ accounts: [], total: 0 });
+        const made = [];
+        for (const name of ['a', 'b', 'c']) {
+          made.push(await store.createAccount(`${name}@example.com`));
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+        made.push((await store.createAccountWithPassword('d@example.com', 'hash'))!);
+        expect(await store.listAccountPage(0, 2)).toEqual({ accounts: made.slice(0, 2), total: 4 });
+        expect(await store.listAccountPage(2, 2)).toEqual({ accounts: made.slice(2), total: 4 });
+        await store.createAccount('a@example.com'); // taken: no new account
+        expect((await store.listAccountPage(4, 2)).total).toBe(4);
+      });
+
+      it('counts an account’s keys that are not revoked', async () => {
+        const account = await store.createAccount('a@example.com');
+        expect(await store.countActiveKeys(account.id)).toBe(0);
+        const one = await store.createKey(newKey(account.id));
+        await store.createKey(newKey(account.id));
+        await store.revokeKey(one.id);
+        expect(await store.countActiveKeys(account.id)).toBe(1);
+        expect(await store.countActiveKeys('acct_000000000000000000000000')).toBe(0);
+      });
     });
 
     describe('sessions', () => {

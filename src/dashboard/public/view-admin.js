@@ -2,7 +2,7 @@
 // account can still sign in and see why), and invite links for invite-only sign-up.
 import { api } from './api.js';
 import { announce, formatDate, h, replaceChildren } from './dom.js';
-import { alertBox, codeBlock, confirmDialog } from './widgets.js';
+import { alertBox, codeBlock, confirmDialog, pagePath, pager } from './widgets.js';
 
 function accountRow(account, self, onToggle) {
   const active = account.status === 'active';
@@ -23,6 +23,7 @@ function accountRow(account, self, onToggle) {
 
 export function renderAdmin({ session }) {
   const list = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading accounts…'));
+  let offset = 0;
 
   async function toggle(account) {
     const suspend = account.status === 'active';
@@ -41,13 +42,15 @@ export function renderAdmin({ session }) {
     await load();
   }
 
-  async function load() {
+  async function load(page = offset) {
     try {
-      const { accounts } = await api.get('admin/accounts');
+      const { accounts, total, pageSize } = await api.get(pagePath('admin/accounts', page));
+      offset = page;
       replaceChildren(list, h('div', { class: 'table-wrap' }, h('table', null,
         h('caption', { class: 'visually-hidden' }, 'All accounts, oldest first'),
         h('thead', null, h('tr', null, ['Email', 'Status', 'Role', 'Active keys', 'Created', ''].map((label) => h('th', { scope: 'col' }, label)))),
-        h('tbody', null, accounts.map((account) => accountRow(account, session.account.id, toggle))))));
+        h('tbody', null, accounts.map((account) => accountRow(account, session.account.id, toggle))))),
+      pager({ offset, pageSize, total, noun: 'Accounts', onPage: (next) => load(next), labels: ['Earlier', 'Later'] }));
     } catch (error) {
       replaceChildren(list, alertBox('error', error.message));
     }
