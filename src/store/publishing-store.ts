@@ -56,7 +56,6 @@ export class PublishingStore implements StoreWithEvents {
   createAccountWithPassword(email: string, hash: string): Promise<Account | undefined> { return this.#store.createAccountWithPassword(email, hash); }
   findPasswordHash(accountId: string): Promise<string | undefined> { return this.#store.findPasswordHash(accountId); }
   setPasswordHash(accountId: string, hash: string): Promise<boolean> { return this.#store.setPasswordHash(accountId, hash); }
-  listAccounts(): Promise<Account[]> { return this.#store.listAccounts(); }
   listAccountPage(offset: number, limit: number): Promise<AccountPage> { return this.#store.listAccountPage(offset, limit); }
   countActiveKeys(accountId: string): Promise<number> { return this.#store.countActiveKeys(accountId); }
   createSession(session: Session): Promise<void> { return this.#store.createSession(session); }

@@ -197,13 +197,6 @@ export class RedisStore implements Store {
     return Number(await COUNT_ACTIVE_KEYS.run(this.client, keys, [KEY_ID_PREFIX, KEY_RECORD_PREFIX]));
   }
 
-  async listAccounts(): Promise<Account[]> {
-    const ids = await this.client.smembers(storeKeys.accounts);
-    const all = await inBatches(ids, (id) => this.findAccountById(id));
-    const accounts = all.filter((account) => account !== undefined);
-    return accounts.sort((a, b) => a.createdAt - b.createdAt || compare(a.id, b.id));
-  }
-
   findPasswordHash(accountId: string): Promise<string | undefined> { return this.#credentials.findPasswordHash(accountId); }
   setPasswordHash(accountId: string, hash: string): Promise<boolean> { return this.#credentials.setPasswordHash(accountId, hash); }
   createSession(session: Session): Promise<void> { return this.#credentials.createSession(session); }

@@ -38,7 +38,6 @@ export function prepareStatements(db: DatabaseSync) {
                      completion_tokens = completion_tokens + excluded.completion_tokens`),
     usageByDay: sql(`SELECT * FROM usage_daily WHERE key_id IN (SELECT value FROM json_each(?)) AND day BETWEEN ? AND ?
                      ORDER BY day, key_id`),
-    allAccounts: sql('SELECT * FROM accounts ORDER BY created_at, rowid'),
     accountPage: sql('SELECT * FROM accounts ORDER BY created_at, rowid LIMIT ? OFFSET ?'),
     insertAccountOnce: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', 0, ?)
                             ON CONFLICT (email) DO NOTHING RETURNING *`),

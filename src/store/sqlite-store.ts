@@ -182,10 +182,6 @@ export class SqliteStore implements Store {
     return true;
   }
 
-  async listAccounts(): Promise<Account[]> {
-    return this.#sql.allAccounts.all().map((row) => toAccount(row));
-  }
-
   async listAccountPage(offset: number, limit: number): Promise<AccountPage> {
     const accounts = this.#sql.accountPage.all(limit, offset).map((row) => toAccount(row));
     return { accounts, total: await this.countAccounts() };

@@ -147,8 +147,6 @@ export interface Store {
   findPasswordHash(accountId: string): Promise<string | undefined>;
   /** Returns false when no such account exists. */
   setPasswordHash(accountId: string, passwordHash: string): Promise<boolean>;
-  /** Every account, oldest first. */
-  listAccounts(): Promise<Account[]>;
   /** `limit` accounts, oldest first, after skipping `offset` (for admins). */
   listAccountPage(offset: number, limit: number): Promise<AccountPage>;
   /** The account's keys that are not revoked. */

@@ -245,15 +245,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await store.findPasswordHash('acct_000000000000000000000000')).toBeUndefined();
       });
 
-      it('lists every account, oldest first', async () => {
-        expect(await store.listAccounts()).toEqual([]);
-        const a = await store.createAccount('a@example.com');
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        const b = await store.createAccountWithPassword('b@example.com', 'hash');
-        await store.setAccountStatus('a@example.com', 'suspended');
-        expect(await store.listAccounts()).toEqual([{ ...a, status: 'suspended' }, b]);
-      });
-
       it('lists accounts a page at a time, oldest first, with the total', async () => {
         expect(await store.listAccountPage(0, 2)).toEqual({ accounts: [], total: 0 });
         const made = [];
@@ -265,7 +256,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await store.listAccountPage(0, 2)).toEqual({ accounts: made.slice(0, 2), total: 4 });
         expect(await store.listAccountPage(2, 2)).toEqual({ accounts: made.slice(2), total: 4 });
         await store.createAccount('a@example.com'); // taken: no new account
-        expect((await store.listAccountPage(4, 2)).total).toBe(4);
+        await store.setAccountStatus('a@example.com', 'suspended');
+        expect(await store.listAccountPage(0, 1)).toEqual({ accounts: [{ ...made[0], status: 'suspended' }], total: 4 });
       });
 
       it('counts an account’s keys that are not revoked', async () => {
