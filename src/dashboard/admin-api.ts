@@ -5,7 +5,8 @@ import type { AccountStatus } from '../store/store.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { requiredString } from './dashboard-input.ts';
-import { changeRequest, pageOffset } from './keys-api.ts';
+import { changeRequest } from './keys-api.ts';
+import { pageOffset } from './page-offset.ts';
 import { issueToken } from './one-time-tokens.ts';
 import type { SignedIn } from './sessions.ts';
 

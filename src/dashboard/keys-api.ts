@@ -1,6 +1,6 @@
 // The signed-in account's keys: list (a page at a time, newest first), create (within the
-// operator's models, limits and key cap; the full key is in this one answer only) and revoke (through the store, which announces it, so the key
-// gets 401 on the API at once).
+// operator's models, limits and key cap; the full key is in this one answer only) and revoke
+// (through the store, which announces it, so the key gets 401 on the API at once).
 import { createApiKey } from '../auth/create-key.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { KeyCapError } from '../store/store.ts';
@@ -9,21 +9,13 @@ import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { optionalLimit, optionalSubset, requiredName, requiredString } from './dashboard-input.ts';
 import { keyView } from './key-view.ts';
+import { pageOffset } from './page-offset.ts';
 import { checkSameOrigin } from './same-origin.ts';
 import type { SignedIn } from './sessions.ts';
 
 const MAX_NAME = 64;
 // A page of keys is a few KiB of JSON, whatever the account holds (revoked keys stay listed).
 export const KEY_PAGE_SIZE = 25;
-const OFFSET = /^\/page\/(0|[1-9]\d{0,8})$/;
-
-/** The offset in `/…/page/OFFSET` after `base`; 0 for `base` itself. */
-export function pageOffset(path: string, base: string): number {
-  if (path === base) return 0;
-  const match = OFFSET.exec(path.slice(base.length));
-  if (match === null) throw new ApiError('unknown_route', { message: `No dashboard endpoint ${path.slice(0, 200)}; pages are ${base}/page/OFFSET.` });
-  return Number(match[1]);
-}
 
 /** GET /dashboard/api/keys, and /dashboard/api/keys/page/OFFSET for the pages after the first. */
 export async function listKeys(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {

@@ -5,7 +5,8 @@
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { keyView } from './key-view.ts';
-import { KEY_PAGE_SIZE, pageOffset } from './keys-api.ts';
+import { KEY_PAGE_SIZE } from './keys-api.ts';
+import { pageOffset } from './page-offset.ts';
 
 export const USAGE_DAYS = 30;
 const DAY_MS = 86_400_000;
