@@ -130,6 +130,28 @@ describe('email sign-up', () => {
   });
 });
 
+describe('email sign-up while the mail server is down', () => {
+  it('answers 503 with Retry-After, makes no account, and stays up', async () => {
+    const smtp = new SMTPServer({ authOptional: true });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    const { port } = smtp.server.address() as AddressInfo;
+    await new Promise<void>((resolve) => smtp.close(() => resolve())); // nothing listens there now
+    const gateway = await startGateway(
+      { ...FAST_TEST_CONFIG, server: { dashboard: { signUp: 'email', publicUrl: 'https://munja.example' } } },
+      { env: { MUNJA_SMTP_URL: `smtp://127.0.0.1:${port}`, MUNJA_MAIL_FROM: 'no-reply@munja.example' } },
+    );
+    try {
+      const answer = await new DashboardClient(gateway.origin).signUp('unlucky@example.com', PASSWORD);
+      expect(answer).toMatchObject({ status: 503, body: { error: { code: 'overloaded' } } });
+      expect(answer.headers.get('retry-after')).toBe('60');
+      expect(await gateway.app.store.findAccountByEmail('unlucky@example.com')).toBeUndefined();
+      expect((await fetch(`${gateway.origin}/health`)).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('invite-only sign-up', () => {
   let gateway: TestGateway;
 
