@@ -34,6 +34,21 @@ describe('open sign-up (the default)', () => {
   });
 });
 
+describe('open sign-up on a dual-stack listener (HOST=::)', () => {
+  it('still counts IPv4 clients one by one (uWS reports them as IPv4-mapped IPv6)', async () => {
+    const gateway = await startGateway(FAST_TEST_CONFIG, { env: { HOST: '::' } });
+    const clients = ['127.0.0.40', '127.0.0.41'].map((address) => new DashboardClient(gateway.origin, address));
+    try {
+      for (let i = 0; i < 5; i++) expect((await clients[0]!.signUp(`dual${i}@example.com`, PASSWORD)).status).toBe(200);
+      expect((await clients[0]!.signUp('dual5@example.com', PASSWORD)).status).toBe(429);
+      expect((await clients[1]!.signUp('dual6@example.com', PASSWORD)).status).toBe(200);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await gateway.close();
+    }
+  });
+});
+
 describe('sign-up behind a proxy, from IPv6 addresses', () => {
   let gateway: TestGateway;
 
