@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { DashboardHeaders, RequestContext } from '../http/request-context.ts';
 import { isPlausibleEmail } from '../store/email.ts';
 import type { Account } from '../store/store.ts';
+import { addressGroup } from './address-group.ts';
 import { clientAddress } from './client-address.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
@@ -18,7 +19,8 @@ export async function signIn(deps: DashboardDeps, { ctx, headers, json }: Dashbo
   const body = await json();
   const email = requiredString(body, 'email', MAX_EMAIL);
   const password = requiredString(body, 'password', MAX_PASSWORD_CHARS);
-  const address = clientAddress(headers, deps.config.dashboard.trustProxy);
+  // IPv6 by /64: the queue share and the counts are per person, not per address of a person.
+  const address = addressGroup(clientAddress(headers, deps.config.dashboard.trustProxy));
   await deps.throttle.admit(email, address);
   const account = isPlausibleEmail(email) ? await deps.store.findAccountByEmail(email) : undefined;
   const hash = account && await deps.store.findPasswordHash(account.id);

@@ -4,6 +4,7 @@
 // `closed` refuses. Every mode counts sign-ups per client address (IPv6 per /64) before any hash.
 import { ApiError } from '../errors/api-error.ts';
 import { isPlausibleEmail, normaliseEmail } from '../store/email.ts';
+import { addressGroup } from './address-group.ts';
 import { clientAddress } from './client-address.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
@@ -33,7 +34,8 @@ export async function signUp(deps: DashboardDeps, request: DashboardRequest): Pr
   if (problem !== null) throw new ApiError('invalid_value', { param: 'password', message: problem });
   const invite = typeof body['invite'] === 'string' ? body['invite'] : '';
   if (mode === 'invite' && invite === '') throw new ApiError('invite_required', { param: 'invite' });
-  const address = clientAddress(headers, deps.config.dashboard.trustProxy);
+  // IPv6 by /64: the queue share and the counts are per person, not per address of a person.
+  const address = addressGroup(clientAddress(headers, deps.config.dashboard.trustProxy));
   await deps.throttle.countSignUp(address);
   if (mode === 'email') {
     await sendVerification(deps, normaliseEmail(email), await deps.hasher.hash(password, address));
