@@ -18,7 +18,7 @@ import { stopAll } from '../processes.ts';
 import { startRedis } from '../redis.ts';
 import { type Timing, timeAsync, timingTable } from './timing.ts';
 
-const SETTINGS: LimitsConfig = { ...DEFAULT_LIMITS, rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 0 };
+const SETTINGS: LimitsConfig = { ...DEFAULT_LIMITS, rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 0, account: null };
 const IN_FLIGHT = 10_000;
 const CONCURRENT = 50;
 const SUBJECT = { keyId: 'key_bench', accountId: 'acct_bench', limits: { rpm: 100_000_000, tpm: 2_000_000_000 } };

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const secretKey = createSecretKey(secret);
   timings.push(await timeSync('↳ (reference, not Munja code) HMAC-SHA-256 with a KeyObject made once', () => createHmac('sha256', secretKey).update(key).digest('hex')));
 
-  const limiter = new MemoryLimiter({ ...DEFAULT_LIMITS, rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 0 });
+  const limiter = new MemoryLimiter({ ...DEFAULT_LIMITS, rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 0, account: null });
   const subject = { keyId: 'key_bench', accountId: 'acct_bench', limits: { rpm: 100_000_000, tpm: 2_000_000_000 } };
   timings.push(await timeAsync('MemoryLimiter acquire + settle (awaited)', async () => {
     const decision = await limiter.acquire(subject, 600);

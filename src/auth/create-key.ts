@@ -14,6 +14,8 @@ export interface CreateApiKeyOptions {
   readonly createAccount?: boolean;
   /** Only applies when the account is created here. */
   readonly isAdmin?: boolean;
+  /** Refuse (KeyCapError) when the account already has this many keys that are not revoked. */
+  readonly maxKeys?: number;
 }
 
 export interface CreatedApiKey {
@@ -53,6 +55,6 @@ export async function createApiKey(store: Store, options: CreateApiKeyOptions): 
     lastFour: lastFour(key),
     models: options.models ?? null,
     limits: { rpm: options.rpm ?? null, tpm: options.tpm ?? null },
-  });
+  }, options.maxKeys);
   return Object.freeze({ record, account, key });
 }

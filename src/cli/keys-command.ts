@@ -1,6 +1,8 @@
 // `munja keys create|list|revoke`.
 import { digestApiKey } from '../auth/api-key.ts';
 import { createApiKey } from '../auth/create-key.ts';
+import { maxKeysPerAccountFrom } from '../config/load-config.ts';
+import { KeyCapError } from '../store/store.ts';
 import type { Store } from '../store/store.ts';
 import { ConfigError, modelIdsFrom } from '../config/load-config.ts';
 import {
@@ -49,7 +51,12 @@ async function createKey(args: string[], io: CliIo): Promise<number> {
     createAccount: true,
   };
 
-  const { record, account, key } = await withStore(io, (store) => createApiKey(store, options));
+  const maxKeys = maxKeysPerAccountFrom(io.env);
+  const { record, account, key } = await withStore(io, (store) => createApiKey(store, { ...options, maxKeys }).catch((error: unknown) => {
+    if (!(error instanceof KeyCapError)) throw error;
+    throw new CliError(EXIT_FAILURE, `account ${options.accountEmail} already has ${maxKeys} keys that are not revoked `
+      + '(server.dashboard.maxKeysPerAccount); revoke one first or raise the cap');
+  }));
   if (account.status === 'suspended') {
     io.stderr.write(`munja: warning: account ${account.email} is suspended; the key is refused until it is resumed\n`);
   }

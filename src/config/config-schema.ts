@@ -66,7 +66,18 @@ export const CONFIG_FILE_SCHEMA = {
           additionalProperties: false,
           properties: {
             enabled: { type: 'boolean' },
-            signUp: { type: 'boolean' },
+            // true and false are the older spellings of 'open' and 'closed'.
+            signUp: { enum: [true, false, 'open', 'email', 'invite', 'closed'] },
+            signUpThrottle: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { addressSignUps: positiveInt, windowMs: { type: 'integer', minimum: 1_000, maximum: 7 * 86_400_000 } },
+            },
+            maxKeysPerAccount: { type: 'integer', minimum: 1, maximum: 100_000 },
+            publicUrl: { type: 'string', pattern: '^https?://[^/?#\\s]+/?$' },
+            mailFrom: { type: 'string', minLength: 3, maxLength: 320 },
+            verificationTtlMs: { type: 'integer', minimum: 60_000, maximum: 30 * 86_400_000 },
+            inviteTtlMs: { type: 'integer', minimum: 60_000, maximum: 365 * 86_400_000 },
             secureCookies: { type: 'boolean' },
             sessionTtlMs: { type: 'integer', minimum: 60_000, maximum: 90 * 86_400_000 },
             sessionIdleMs: { type: 'integer', minimum: 60_000, maximum: 90 * 86_400_000 },
@@ -121,7 +132,12 @@ export const CONFIG_FILE_SCHEMA = {
         rpm: positiveInt,
         tpm: positiveInt,
         concurrency: nonNegativeInt,
-        account: { type: 'object', additionalProperties: false, required: ['rpm', 'tpm'], properties: { rpm: positiveInt, tpm: positiveInt } },
+        account: {
+          anyOf: [
+            { type: 'null' },
+            { type: 'object', additionalProperties: false, required: ['rpm', 'tpm'], properties: { rpm: positiveInt, tpm: positiveInt } },
+          ],
+        },
         failMode: { enum: ['open-local', 'closed'] },
         failClosed: { type: 'array', maxItems: 100_000, items: { type: 'string', minLength: 1, maxLength: 128 } },
         expectedInstances: { type: 'integer', minimum: 1, maximum: 10_000 },
@@ -166,7 +182,13 @@ export interface ModelFile {
 }
 export interface DashboardFile {
   enabled?: boolean;
-  signUp?: boolean;
+  signUp?: boolean | 'open' | 'email' | 'invite' | 'closed';
+  signUpThrottle?: { addressSignUps?: number; windowMs?: number };
+  maxKeysPerAccount?: number;
+  publicUrl?: string;
+  mailFrom?: string;
+  verificationTtlMs?: number;
+  inviteTtlMs?: number;
   secureCookies?: boolean;
   sessionTtlMs?: number;
   sessionIdleMs?: number;
@@ -184,7 +206,7 @@ export interface ConfigFile {
   };
   redis?: { commandTimeoutMs?: number; connectTimeoutMs?: number };
   limits?: {
-    rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number };
+    rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number } | null;
     failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
   };
   engine?: { threads?: number; maxQueue?: number };

@@ -159,11 +159,27 @@ export interface TracingConfig {
   readonly captureContent: boolean;
 }
 
+export type SignUpMode = 'open' | 'email' | 'invite' | 'closed';
+
 /** The web dashboard at /dashboard (the file's `server.dashboard`). */
 export interface DashboardConfig {
   readonly enabled: boolean;
-  /** Anyone who can reach the dashboard may create an account. */
-  readonly signUp: boolean;
+  /**
+   * Who may create an account: anyone (`open`), anyone who follows the link mailed to the address
+   * (`email`), holders of an admin's invite (`invite`), or nobody (`closed`: the CLI makes accounts).
+   */
+  readonly signUp: SignUpMode;
+  /** Sign-ups allowed per client address (IPv6: per /64) within one window. */
+  readonly signUpThrottle: { readonly addressSignUps: number; readonly windowMs: number };
+  /** Keys an account may have that are not revoked (dashboard and CLI). */
+  readonly maxKeysPerAccount: number;
+  /** The dashboard's public origin, for links in mail (never taken from a request's Host header). */
+  readonly publicUrl: string | null;
+  /** Outgoing mail for `email` sign-up: MUNJA_SMTP_URL and the From address. */
+  readonly mail: { readonly smtpUrl: string; readonly from: string } | null;
+  /** How long a verification link and an invite stay valid. */
+  readonly verificationTtlMs: number;
+  readonly inviteTtlMs: number;
   /** A `__Host-` cookie marked Secure; false (MUNJA_INSECURE_COOKIES=1) for plain-HTTP development. */
   readonly secureCookies: boolean;
   /** A session ends this long after sign-in, whatever its use. */

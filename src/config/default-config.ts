@@ -19,13 +19,22 @@ export const DEFAULT_SERVER = {
 // Two hashes at once leave libuv's other two threads (of 4) to DNS and file work.
 export const DEFAULT_DASHBOARD = {
   enabled: true,
-  signUp: true,
   secureCookies: true,
   sessionTtlMs: 24 * 3_600_000,
   sessionIdleMs: 2 * 3_600_000,
   hashConcurrency: 2,
   trustProxy: false,
   signInThrottle: { accountFailures: 5, addressFailures: 30, windowMs: 15 * 60_000 },
+  // 'open' works on a fresh machine (no mail server needed); the account limits, the key cap and
+  // 5 sign-ups per address (IPv6 /64) an hour bound what one person gains by signing up again.
+  signUp: 'open',
+  signUpThrottle: { addressSignUps: 5, windowMs: 3_600_000 },
+  // Enough for a key per app and environment; past it, more keys would only multiply list sizes.
+  maxKeysPerAccount: 20,
+  publicUrl: null,
+  mailFrom: null,
+  verificationTtlMs: 24 * 3_600_000,
+  inviteTtlMs: 7 * 24 * 3_600_000,
 } as const;
 
 /**
@@ -56,12 +65,14 @@ export const DEFAULT_RESILIENCE = {
 
 // concurrency 64: at the default 600 rpm a key whose completions take ~5 s has ~50 in flight
 // (Little's law), so the cap does not bind a key working within its rate, yet it stops one key from
-// holding hundreds of long streams. Accounts are not limited as a whole unless configured.
+// holding hundreds of long streams. account: an account gets what one key gets, shared by all its
+// keys, so that more keys are never more quota (load-config.ts follows the file's rpm and tpm when
+// it sets those but not `limits.account`; null turns account limits off).
 export const DEFAULT_LIMITS = {
   rpm: 600,
   tpm: 1_000_000,
   concurrency: 64,
-  account: null,
+  account: { rpm: 600, tpm: 1_000_000 },
   failMode: 'open-local',
   failClosed: [],
   expectedInstances: null,

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
-import type { Config, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
+import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
+import { DEFAULT_DASHBOARD, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
@@ -69,6 +69,13 @@ export function modelIdsFrom(env: Env): string[] {
   const configFile = env.MUNJA_CONFIG?.trim();
   const models = configFile ? readConfigFile(resolve(configFile)).models : undefined;
   return Object.keys(models ?? DEFAULT_MODELS);
+}
+
+/** The key cap alone, for `munja keys create` (the rest of the config must not stop the CLI). */
+export function maxKeysPerAccountFrom(env: Env): number {
+  const path = env.MUNJA_CONFIG?.trim();
+  const file = path ? readConfigFile(resolve(path)) : {};
+  return file.server?.dashboard?.maxKeysPerAccount ?? DEFAULT_DASHBOARD.maxKeysPerAccount;
 }
 
 /**
@@ -143,13 +150,18 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
       breaker: { ...DEFAULT_RESILIENCE.breaker, ...file.upstream?.breaker },
       rateLimitBackoffMaxMs: file.upstream?.rateLimitBackoffMaxMs ?? DEFAULT_RESILIENCE.rateLimitBackoffMaxMs,
     },
-    limits: { ...DEFAULT_LIMITS, ...file.limits },
+    limits: limitsFrom(file.limits),
     engine: {
       threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
       maxQueue: file.engine?.maxQueue ?? 1024,
     },
     models,
   };
+}
+
+function limitsFrom(file: ConfigFile['limits'] = {}): LimitsConfig {
+  const limits = { ...DEFAULT_LIMITS, ...file };
+  return file.account === undefined ? { ...limits, account: { rpm: limits.rpm, tpm: limits.tpm } } : limits;
 }
 
 function upstreamTimeouts(file: ConfigFile['upstream']): UpstreamTimeouts {

@@ -1,51 +1,36 @@
-// Sign-up, sign-in, sign-out and "who am I". A wrong password and an unknown email get the same
-// answer after the same work (one hash), and both count against the throttle.
+// Sign-in, sign-out and "who am I" (sign-up is in sign-up-api.ts). A wrong password and an unknown
+// email get the same answer after the same work (one hash), and both count against the throttle.
 import { ApiError } from '../errors/api-error.ts';
 import type { DashboardHeaders, RequestContext } from '../http/request-context.ts';
 import { isPlausibleEmail } from '../store/email.ts';
 import type { Account } from '../store/store.ts';
+import { addressGroup } from './address-group.ts';
 import { clientAddress } from './client-address.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { requiredString } from './dashboard-input.ts';
-import { MAX_PASSWORD_CHARS, passwordProblem } from './password-policy.ts';
+import { MAX_PASSWORD_CHARS } from './password-policy.ts';
 import { checkSameOrigin } from './same-origin.ts';
 
 const MAX_EMAIL = 254;
-
-export async function signUp(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
-  checkSameOrigin(headers);
-  if (!deps.config.dashboard.signUp) throw new ApiError('sign_up_disabled');
-  const body = await json();
-  const email = requiredString(body, 'email', MAX_EMAIL);
-  if (!isPlausibleEmail(email)) {
-    throw new ApiError('invalid_value', { param: 'email', message: 'Enter an email address such as ana@example.com.' });
-  }
-  const password = requiredString(body, 'password', MAX_PASSWORD_CHARS);
-  const problem = passwordProblem(password);
-  if (problem !== null) throw new ApiError('invalid_value', { param: 'password', message: problem });
-  await deps.throttle.countSignUp(clientAddress(headers, deps.config.dashboard.trustProxy));
-  const account = await deps.store.createAccountWithPassword(email, await deps.hasher.hash(password));
-  if (account === undefined) throw new ApiError('email_unavailable', { param: 'email' });
-  await startSession(deps, ctx, headers, account);
-}
 
 export async function signIn(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
   checkSameOrigin(headers);
   const body = await json();
   const email = requiredString(body, 'email', MAX_EMAIL);
   const password = requiredString(body, 'password', MAX_PASSWORD_CHARS);
-  const address = clientAddress(headers, deps.config.dashboard.trustProxy);
-  await deps.throttle.check(email, address);
+  // IPv6 by /64: the queue share and the counts are per person, not per address of a person.
+  const address = addressGroup(clientAddress(headers, deps.config.dashboard.trustProxy));
+  await deps.throttle.admit(email, address);
   const account = isPlausibleEmail(email) ? await deps.store.findAccountByEmail(email) : undefined;
   const hash = account && await deps.store.findPasswordHash(account.id);
-  const verdict = await deps.hasher.verify(password, hash);
+  const verdict = await deps.hasher.verify(password, hash, address);
   if (account === undefined || !verdict.ok) {
-    await deps.throttle.recordFailure(email, address);
+    await deps.throttle.recordFailure(email);
     throw new ApiError('invalid_credentials');
   }
-  await deps.throttle.recordSuccess(email);
-  if (verdict.needsRehash) await deps.store.setPasswordHash(account.id, await deps.hasher.hash(password));
+  await deps.throttle.recordSuccess(email, address);
+  if (verdict.needsRehash) await deps.store.setPasswordHash(account.id, await deps.hasher.hash(password, address));
   await startSession(deps, ctx, headers, account);
 }
 
@@ -61,7 +46,7 @@ export async function me(deps: DashboardDeps, { ctx, headers }: DashboardRequest
   sendApiJson(ctx, profile(deps, account, csrfToken));
 }
 
-async function startSession(deps: DashboardDeps, ctx: RequestContext, headers: DashboardHeaders, account: Account): Promise<void> {
+export async function startSession(deps: DashboardDeps, ctx: RequestContext, headers: DashboardHeaders, account: Account): Promise<void> {
   const { cookie, csrfToken } = await deps.sessions.start(headers, account.id);
   sendApiJson(ctx, profile(deps, account, csrfToken), { 'set-cookie': cookie });
 }
@@ -74,5 +59,6 @@ function profile(deps: DashboardDeps, account: Account, csrfToken: string) {
     csrfToken,
     models: deps.config.models.map((model) => model.id),
     limits: { rpm: deps.config.limits.rpm, tpm: deps.config.limits.tpm },
+    maxKeys: deps.config.dashboard.maxKeysPerAccount,
   };
 }

@@ -1,21 +1,28 @@
-// Admins (`munja accounts admin EMAIL`) see every account and can suspend or resume it; the
-// change reaches every instance's key cache through the store's events.
+// Admins (`munja accounts admin EMAIL`) see every account and can suspend or resume it (the
+// change reaches every instance's key cache through the store's events), and make invites.
 import { ApiError } from '../errors/api-error.ts';
 import type { AccountStatus } from '../store/store.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { requiredString } from './dashboard-input.ts';
 import { changeRequest } from './keys-api.ts';
+import { pageOffset } from './page-offset.ts';
+import { issueToken } from './one-time-tokens.ts';
 import type { SignedIn } from './sessions.ts';
 
+// Accounts a page at a time: sign-up is open to anyone, so there may be very many.
+const ACCOUNT_PAGE_SIZE = 50;
+
+/** GET /dashboard/api/admin/accounts, and /dashboard/api/admin/accounts/page/OFFSET. */
 export async function listAccounts(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
   requireAdmin(await deps.sessions.require(headers));
-  const [accounts, keys] = await Promise.all([deps.store.listAccounts(), deps.store.listKeys()]);
-  const activeKeys = new Map<string, number>();
-  for (const key of keys) {
-    if (key.revokedAt === null) activeKeys.set(key.accountId, (activeKeys.get(key.accountId) ?? 0) + 1);
-  }
-  sendApiJson(ctx, { accounts: accounts.map((account) => ({ ...account, activeKeys: activeKeys.get(account.id) ?? 0 })) });
+  const offset = pageOffset(ctx.path, '/dashboard/api/admin/accounts');
+  const { accounts, total } = await deps.store.listAccountPage(offset, ACCOUNT_PAGE_SIZE);
+  const activeKeys = await Promise.all(accounts.map((account) => deps.store.countActiveKeys(account.id)));
+  sendApiJson(ctx, {
+    accounts: accounts.map((account, i) => ({ ...account, activeKeys: activeKeys[i] })),
+    total, offset, pageSize: ACCOUNT_PAGE_SIZE,
+  });
 }
 
 export async function setAccountStatus(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
@@ -33,6 +40,17 @@ export async function setAccountStatus(deps: DashboardDeps, { ctx, headers, json
   const changed = account && await deps.store.setAccountStatus(account.email, status satisfies AccountStatus);
   if (changed === undefined) throw new ApiError('account_not_found', { param: 'id' });
   sendApiJson(ctx, { account: changed });
+}
+
+/**
+ * POST /dashboard/api/admin/invites: a single-use invite for `invite` sign-up, shown only in this
+ * answer (the store keeps its digest); the page turns it into a link to the sign-up page.
+ */
+export async function createInvite(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
+  const signedIn = requireAdmin(await changeRequest(deps, headers));
+  const ttlMs = deps.config.dashboard.inviteTtlMs;
+  const invite = await issueToken(deps.store, 'invite', { by: signedIn.account.id }, ttlMs);
+  sendApiJson(ctx, { invite, expiresAt: Date.now() + ttlMs });
 }
 
 export function requireAdmin(signedIn: SignedIn): SignedIn {

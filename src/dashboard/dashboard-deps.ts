@@ -2,6 +2,7 @@
 import type { Config } from '../config/config-types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Store } from '../store/store.ts';
+import type { Mailer } from './mailer.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import type { Sessions } from './sessions.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
@@ -13,4 +14,6 @@ export interface DashboardDeps {
   readonly sessions: Sessions;
   readonly hasher: PasswordHasher;
   readonly throttle: SignInThrottle;
+  /** Set when server.dashboard.signUp is 'email'. */
+  readonly mailer: Mailer | null;
 }

@@ -1,21 +1,28 @@
-// The signed-in account's keys: list, create (within the operator's models and limits; the full
-// key is in this one answer only) and revoke (through the store, which announces it, so the key
-// gets 401 on the API at once).
+// The signed-in account's keys: list (a page at a time, newest first), create (within the
+// operator's models, limits and key cap; the full key is in this one answer only) and revoke
+// (through the store, which announces it, so the key gets 401 on the API at once).
 import { createApiKey } from '../auth/create-key.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { KeyCapError } from '../store/store.ts';
 import type { DashboardHeaders } from '../http/request-context.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { optionalLimit, optionalSubset, requiredName, requiredString } from './dashboard-input.ts';
 import { keyView } from './key-view.ts';
+import { pageOffset } from './page-offset.ts';
 import { checkSameOrigin } from './same-origin.ts';
 import type { SignedIn } from './sessions.ts';
 
 const MAX_NAME = 64;
+// A page of keys is a few KiB of JSON, whatever the account holds (revoked keys stay listed).
+export const KEY_PAGE_SIZE = 25;
 
+/** GET /dashboard/api/keys, and /dashboard/api/keys/page/OFFSET for the pages after the first. */
 export async function listKeys(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
   const { account } = await deps.sessions.require(headers);
-  sendApiJson(ctx, { keys: (await deps.store.listKeys(account.id)).map(keyView) });
+  const offset = pageOffset(ctx.path, '/dashboard/api/keys');
+  const { keys, total } = await deps.store.listKeyPage(account.id, offset, KEY_PAGE_SIZE);
+  sendApiJson(ctx, { keys: keys.map(keyView), total, offset, pageSize: KEY_PAGE_SIZE });
 }
 
 export async function createKey(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
@@ -25,12 +32,17 @@ export async function createKey(deps: DashboardDeps, { ctx, headers, json }: Das
   }
   const body = await json();
   const models = new Set(deps.config.models.map((model) => model.id));
+  const maxKeys = deps.config.dashboard.maxKeysPerAccount;
   const created = await createApiKey(deps.store, {
     accountEmail: account.email,
     name: requiredName(body, 'name', MAX_NAME),
     models: optionalSubset(body, 'models', models),
     rpm: optionalLimit(body, 'rpm', deps.config.limits.rpm),
     tpm: optionalLimit(body, 'tpm', deps.config.limits.tpm),
+    maxKeys,
+  }).catch((error: unknown) => {
+    if (!(error instanceof KeyCapError)) throw error;
+    throw new ApiError('key_limit_reached', { message: `This account has ${maxKeys} keys, as many as it may have. Revoke one it no longer needs to create another.` });
   });
   sendApiJson(ctx, { key: created.key, record: keyView(created.record) });
 }
@@ -39,7 +51,7 @@ export async function revokeKey(deps: DashboardDeps, { ctx, headers, json }: Das
   const { account } = await changeRequest(deps, headers);
   const body = await json();
   const id = requiredString(body, 'id', 64);
-  const owned = (await deps.store.listKeys(account.id)).some((key) => key.id === id);
+  const owned = (await deps.store.findKeyById(id))?.accountId === account.id;
   const revoked = owned ? await deps.store.revokeKey(id) : undefined;
   if (revoked === undefined) throw new ApiError('key_not_found', { param: 'id' });
   sendApiJson(ctx, { record: keyView(revoked) });

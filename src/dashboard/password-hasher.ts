@@ -11,6 +11,9 @@ const HASH_BYTES = 32;
 const FORMAT = /^\$scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
 // Waiters allowed beyond the running hashes before sign-ins are refused with 503.
 const MAX_WAITING = 64;
+// Running and waiting hashes one client address may hold: flooding from a few addresses then holds
+// a few places, and a sign-in from anywhere else still finds the queue open.
+const MAX_PER_ADDRESS = 2;
 
 interface Cost { readonly ln: number; readonly r: number; readonly p: number }
 
@@ -37,23 +40,24 @@ export class PasswordHasher {
   readonly #dummy = `$scrypt$ln=${COST.ln},r=${COST.r},p=${COST.p}$${randomBytes(SALT_BYTES).toString('base64')}$${randomBytes(HASH_BYTES).toString('base64')}`;
 
   constructor(concurrency: number) {
-    this.#slots = new Semaphore(concurrency, MAX_WAITING);
+    this.#slots = new Semaphore(concurrency, MAX_WAITING, MAX_PER_ADDRESS);
   }
 
-  async hash(password: string): Promise<string> {
+  /** `address`: the client asking, whose share of the queue this takes ('' for the operator). */
+  async hash(password: string, address = ''): Promise<string> {
     const salt = randomBytes(SALT_BYTES);
-    const key = await this.#slots.run(() => derive(password, salt, COST, HASH_BYTES));
+    const key = await this.#slots.run(() => derive(password, salt, COST, HASH_BYTES), address);
     return `$scrypt$ln=${COST.ln},r=${COST.r},p=${COST.p}$${salt.toString('base64')}$${key.toString('base64')}`;
   }
 
   /** `encoded` undefined (no such account, or no password) or unreadable still costs one hash, and fails. */
-  async verify(password: string, encoded: string | undefined): Promise<Verdict> {
+  async verify(password: string, encoded: string | undefined, address = ''): Promise<Verdict> {
     const stored = encoded === undefined ? null : FORMAT.exec(encoded);
     const match = stored ?? FORMAT.exec(this.#dummy)!;
     const cost = { ln: Number(match[1]), r: Number(match[2]), p: Number(match[3]) };
     const salt = Buffer.from(match[4]!, 'base64');
     const expected = Buffer.from(match[5]!, 'base64');
-    const actual = await this.#slots.run(() => derive(password, salt, cost, expected.length));
+    const actual = await this.#slots.run(() => derive(password, salt, cost, expected.length), address);
     const ok = stored !== null && timingSafeEqual(actual, expected);
     return { ok, needsRehash: ok && (cost.ln !== COST.ln || cost.r !== COST.r || cost.p !== COST.p) };
   }

@@ -3,7 +3,8 @@
 import type { KeyEvent, KeyEvents } from './key-events.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type {
-  Account, AccountStatus, ApiKeyRecord, AttemptWindow, KeyWithAccount, NewKey, Session, Store, UsageDelta, UsageRow,
+  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, UsageDelta,
+  UsageRow,
 } from './store.ts';
 
 /** A Store plus the bus its changes are announced on (subscribe to it to hear other instances). */
@@ -42,7 +43,9 @@ export class PublishingStore implements StoreWithEvents {
   findAccountByEmail(email: string): Promise<Account | undefined> { return this.#store.findAccountByEmail(email); }
   findAccountById(id: string): Promise<Account | undefined> { return this.#store.findAccountById(id); }
   setAccountAdmin(email: string, isAdmin: boolean): Promise<Account | undefined> { return this.#store.setAccountAdmin(email, isAdmin); }
-  createKey(key: NewKey): Promise<ApiKeyRecord> { return this.#store.createKey(key); }
+  createKey(key: NewKey, maxActiveKeys?: number): Promise<ApiKeyRecord> { return this.#store.createKey(key, maxActiveKeys); }
+  findKeyById(keyId: string): Promise<ApiKeyRecord | undefined> { return this.#store.findKeyById(keyId); }
+  listKeyPage(accountId: string, offset: number, limit: number): Promise<KeyPage> { return this.#store.listKeyPage(accountId, offset, limit); }
   findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined> { return this.#store.findKeyByDigest(digest); }
   listKeys(accountId?: string): Promise<ApiKeyRecord[]> { return this.#store.listKeys(accountId); }
   markKeysUsed(keyIds: readonly string[], at: number): Promise<void> { return this.#store.markKeysUsed(keyIds, at); }
@@ -54,6 +57,8 @@ export class PublishingStore implements StoreWithEvents {
   findPasswordHash(accountId: string): Promise<string | undefined> { return this.#store.findPasswordHash(accountId); }
   setPasswordHash(accountId: string, hash: string): Promise<boolean> { return this.#store.setPasswordHash(accountId, hash); }
   listAccounts(): Promise<Account[]> { return this.#store.listAccounts(); }
+  listAccountPage(offset: number, limit: number): Promise<AccountPage> { return this.#store.listAccountPage(offset, limit); }
+  countActiveKeys(accountId: string): Promise<number> { return this.#store.countActiveKeys(accountId); }
   createSession(session: Session): Promise<void> { return this.#store.createSession(session); }
   findSession(digest: string): Promise<Session | undefined> { return this.#store.findSession(digest); }
   extendSession(digest: string, expiresAt: number): Promise<void> { return this.#store.extendSession(digest, expiresAt); }
@@ -61,6 +66,8 @@ export class PublishingStore implements StoreWithEvents {
   countAttempt(name: string, windowMs: number): Promise<AttemptWindow> { return this.#store.countAttempt(name, windowMs); }
   findAttempts(name: string): Promise<AttemptWindow | undefined> { return this.#store.findAttempts(name); }
   clearAttempts(name: string): Promise<void> { return this.#store.clearAttempts(name); }
+  saveToken(token: OneTimeToken): Promise<void> { return this.#store.saveToken(token); }
+  takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> { return this.#store.takeToken(digest, kind); }
 
   async close(): Promise<void> {
     await this.events.close();

@@ -1,10 +1,10 @@
-// The dashboard's part of the Redis store: password hashes, sessions (which expire by key TTL)
-// and sign-in attempt windows (one counter per name, expiring with its window, shared by every
-// instance).
+// The dashboard's part of the Redis store: password hashes, sessions (which expire by key TTL),
+// sign-in attempt windows (one counter per name, expiring with its window, shared by every
+// instance) and single-use tokens (GETDEL: redeemed at most once, whichever instance asks).
 import type { RedisClient } from './redis-connection.ts';
 import { storeKeys } from './redis-keys.ts';
 import { COUNT_ATTEMPT, EXTEND_SESSION, FIND_ATTEMPTS, SET_PASSWORD } from './redis-scripts.ts';
-import type { AttemptWindow, Session } from './store.ts';
+import type { AttemptWindow, OneTimeToken, Session } from './store.ts';
 
 export class RedisCredentials {
   readonly #client: RedisClient;
@@ -55,6 +55,14 @@ export class RedisCredentials {
 
   async clearAttempts(name: string): Promise<void> {
     await this.#client.del(storeKeys.attempts(name));
+  }
+
+  async saveToken(token: OneTimeToken): Promise<void> {
+    await this.#client.set(storeKeys.token(token.kind, token.digest), token.payload, 'PXAT', token.expiresAt);
+  }
+
+  async takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> {
+    return (await this.#client.getdel(storeKeys.token(kind, digest))) ?? undefined;
   }
 }
 

@@ -5,6 +5,7 @@
 //
 //   munja:{store}:meta                 hash   keySecret (hex)
 //   munja:{store}:accounts             set    every account id (SCARD counts them)
+//   munja:{store}:accounts-by-time     zset   every account id, scored by creation time (pages of accounts)
 //   munja:{store}:account:<id>         hash   id email status isAdmin createdAt
 //   munja:{store}:account-email:<email> string account id
 //   munja:{store}:key:<digest>         hash   id accountId name prefix lastFour [models rpm tpm] createdAt [lastUsedAt revokedAt]
@@ -12,9 +13,12 @@
 //   munja:{store}:keys                 zset   every key id, scored by creation sequence
 //   munja:{store}:account-keys:<id>    zset   one account's key ids, same scores
 //   munja:{store}:key-sequence         string counter behind those scores
+//   munja:{store}:active-keys:<id>     set    one account's keys that are not revoked (the key cap);
+//                                             built on first use when the account hash lacks activeKeysIndexed
 //   munja:{store}:password:<accountId> string dashboard password hash
 //   munja:session:<digest>             hash   accountId createdAt expiresAt (expires at expiresAt)
 //   munja:attempts:<name>              string sign-in attempt count (expires with its window)
+//   munja:token:<kind>:<digest>        string a single-use token's payload (expires with it)
 //   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
 //   munja:usage:{<keyId>}:days         zset   the days with usage, lexicographic (expires)
 //   munja:key-events                   pub/sub channel (key-events.ts)
@@ -29,10 +33,12 @@ const STORE = `${REDIS_PREFIX}{store}:`;
 export const ACCOUNT_PREFIX = `${STORE}account:`;
 export const KEY_RECORD_PREFIX = `${STORE}key:`;
 export const KEY_ID_PREFIX = `${STORE}key-id:`;
+export const ACTIVE_KEYS_PREFIX = `${STORE}active-keys:`;
 
 export const storeKeys = {
   meta: `${STORE}meta`,
   accounts: `${STORE}accounts`,
+  accountsByTime: `${STORE}accounts-by-time`,
   account: (id: string) => ACCOUNT_PREFIX + id,
   accountEmail: (email: string) => `${STORE}account-email:${email}`,
   key: (digest: string) => KEY_RECORD_PREFIX + digest,
@@ -40,9 +46,11 @@ export const storeKeys = {
   keys: `${STORE}keys`,
   accountKeys: (accountId: string) => `${STORE}account-keys:${accountId}`,
   keySequence: `${STORE}key-sequence`,
+  activeKeys: (accountId: string) => ACTIVE_KEYS_PREFIX + accountId,
   password: (accountId: string) => `${STORE}password:${accountId}`,
   session: (digest: string) => `${REDIS_PREFIX}session:${digest}`,
   attempts: (name: string) => `${REDIS_PREFIX}attempts:${name}`,
+  token: (kind: string, digest: string) => `${REDIS_PREFIX}token:${kind}:${digest}`,
 } as const;
 
 /** `munja:usage:{key_…}:` — a day (`YYYY-MM-DD`) or `days` follows. */

@@ -30,13 +30,17 @@ if #key == 0 then return false end
 local accountId = redis.call('HGET', KEYS[1], 'accountId')
 return {key, redis.call('HGETALL', ARGV[1] .. accountId)}`);
 
-/** KEYS: email index, account set, new account. ARGV: account prefix, new id, field, value, … → the account (existing or new). */
+/**
+ * KEYS: email index, account set, new account, accounts by creation time. ARGV: account prefix, new
+ * id, created at, field, value, … → the account (existing or new).
+ */
 export const CREATE_ACCOUNT = new RedisScript(`
 local existing = redis.call('GET', KEYS[1])
 if existing then return redis.call('HGETALL', ARGV[1] .. existing) end
-redis.call('HSET', KEYS[3], unpack(ARGV, 3))
+redis.call('HSET', KEYS[3], unpack(ARGV, 4))
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
 return redis.call('HGETALL', KEYS[3])`);
 
 /** KEYS: email index. ARGV: account prefix[, field, value to set]. → nil or the account. */
@@ -47,29 +51,89 @@ local account = ARGV[1] .. id
 if ARGV[2] then redis.call('HSET', account, ARGV[2], ARGV[3]) end
 return redis.call('HGETALL', account)`);
 
-/** KEYS: key record, key-id index, account, all keys, account keys, sequence. ARGV: digest, id, field, value, … → the key. */
-export const CREATE_KEY = new RedisScript(`
+// The set of an account's keys that are not revoked, built from its key list the first time it is
+// needed for an account whose keys were made before the set existed.
+const INDEX_ACTIVE_KEYS = `
+local function indexActiveKeys(account, accountKeys, activeKeys, keyIdPrefix, keyPrefix)
+  if redis.call('HEXISTS', account, 'activeKeysIndexed') == 1 then return end
+  for _, id in ipairs(redis.call('ZRANGE', accountKeys, 0, -1)) do
+    local digest = redis.call('GET', keyIdPrefix .. id)
+    if digest and redis.call('HEXISTS', keyPrefix .. digest, 'revokedAt') == 0 then redis.call('SADD', activeKeys, id) end
+  end
+  redis.call('HSET', account, 'activeKeysIndexed', '1')
+end
+`;
+
+/**
+ * KEYS: key record, key-id index, account, all keys, account keys, sequence, account's active keys.
+ * ARGV: digest, id, cap (0: none), key-id prefix, key record prefix, field, value, … → the key, or
+ * an error naming KEYCAP when the account has `cap` keys that are not revoked.
+ */
+export const CREATE_KEY = new RedisScript(`${INDEX_ACTIVE_KEYS}
 if redis.call('EXISTS', KEYS[3]) == 0 then return redis.error_reply('ERR no such account') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('ERR a key with this digest exists') end
+indexActiveKeys(KEYS[3], KEYS[5], KEYS[7], ARGV[4], ARGV[5])
+local cap = tonumber(ARGV[3])
+if cap > 0 and redis.call('SCARD', KEYS[7]) >= cap then return redis.error_reply('KEYCAP') end
 local sequence = redis.call('INCR', KEYS[6])
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[4], sequence, ARGV[2])
 redis.call('ZADD', KEYS[5], sequence, ARGV[2])
+redis.call('SADD', KEYS[7], ARGV[2])
 return redis.call('HGETALL', KEYS[1])`);
 
-/** KEYS: key-id index. ARGV: key record prefix, now. → nil or the key; a second revocation keeps the first time. */
+/** KEYS: account, account keys, account's active keys. ARGV: key-id prefix, key record prefix. → the count. */
+export const COUNT_ACTIVE_KEYS = new RedisScript(`${INDEX_ACTIVE_KEYS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+indexActiveKeys(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2])
+return redis.call('SCARD', KEYS[3])`);
+
+/**
+ * KEYS: account set, accounts by creation time. ARGV: account prefix, start, stop. → {total, page of
+ * accounts, oldest first}. Accounts made before the ordered index existed are added to it once.
+ */
+export const LIST_ACCOUNTS = new RedisScript(`
+if redis.call('SCARD', KEYS[1]) ~= redis.call('ZCARD', KEYS[2]) then
+  for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+    redis.call('ZADD', KEYS[2], 'NX', redis.call('HGET', ARGV[1] .. id, 'createdAt') or 0, id)
+  end
+end
+local accounts = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[2], ARGV[2], ARGV[3])) do
+  accounts[#accounts + 1] = redis.call('HGETALL', ARGV[1] .. id)
+end
+return {redis.call('ZCARD', KEYS[2]), accounts}`);
+
+/**
+ * KEYS: key-id index. ARGV: key record prefix, now, active-keys prefix, key id. → nil or the key; a
+ * second revocation keeps the first time.
+ */
 export const REVOKE_KEY = new RedisScript(`
 local digest = redis.call('GET', KEYS[1])
 if not digest then return false end
 local key = ARGV[1] .. digest
-redis.call('HSETNX', key, 'revokedAt', ARGV[2])
+if redis.call('HSETNX', key, 'revokedAt', ARGV[2]) == 1 then
+  redis.call('SREM', ARGV[3] .. redis.call('HGET', key, 'accountId'), ARGV[4])
+end
 return redis.call('HGETALL', key)`);
 
-/** KEYS: a key-id zset. ARGV: key-id prefix, key record prefix, start, stop. → a page of keys, in creation order. */
+/** KEYS: key-id index. ARGV: key record prefix. → nil or the key. */
+export const FIND_KEY_BY_ID = new RedisScript(`
+local digest = redis.call('GET', KEYS[1])
+if not digest then return false end
+local key = redis.call('HGETALL', ARGV[1] .. digest)
+if #key == 0 then return false end
+return key`);
+
+/**
+ * KEYS: a key-id zset. ARGV: key-id prefix, key record prefix, start, stop, '1' for newest first.
+ * → a page of keys, in creation order (or the reverse).
+ */
 export const LIST_KEYS = new RedisScript(`
 local keys = {}
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[3], ARGV[4])) do
+local range = ARGV[5] == '1' and 'ZREVRANGE' or 'ZRANGE'
+for _, id in ipairs(redis.call(range, KEYS[1], ARGV[3], ARGV[4])) do
   local digest = redis.call('GET', ARGV[1] .. id)
   if digest then keys[#keys + 1] = redis.call('HGETALL', ARGV[2] .. digest) end
 end
@@ -108,13 +172,17 @@ for _, day in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], '[' .. ARGV[2], '[' .. A
 end
 return rows`);
 
-/** KEYS: email index, account set, new account, its password. ARGV: new id, password hash, field, value, … → nil when taken, else the account. */
+/**
+ * KEYS: email index, account set, new account, its password, accounts by creation time. ARGV: new
+ * id, password hash, created at, field, value, … → nil when taken, else the account.
+ */
 export const CREATE_ACCOUNT_WITH_PASSWORD = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-redis.call('HSET', KEYS[3], unpack(ARGV, 3))
+redis.call('HSET', KEYS[3], unpack(ARGV, 4))
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SET', KEYS[4], ARGV[2])
+redis.call('ZADD', KEYS[5], ARGV[3], ARGV[1])
 return redis.call('HGETALL', KEYS[3])`);
 
 /** KEYS: account, its password. ARGV: password hash. → 1, or 0 when the account does not exist. */

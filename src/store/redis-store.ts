@@ -6,15 +6,16 @@ import type { RedisConfig } from '../config/config-types.ts';
 import { isPlausibleEmail, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { closeRedis, connectRedis, type RedisClient, type RedisClientOptions } from './redis-connection.ts';
-import { ACCOUNT_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
+import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
 import { RedisCredentials } from './redis-credentials.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
-  ACCOUNT_BY_EMAIL, ADD_USAGE, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, LIST_KEYS, MARK_KEYS_USED,
+  ACCOUNT_BY_EMAIL, ADD_USAGE, COUNT_ACTIVE_KEYS, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, FIND_KEY_BY_ID, LIST_ACCOUNTS, LIST_KEYS, MARK_KEYS_USED,
   REVOKE_KEY, USAGE_BY_DAY,
 } from './redis-scripts.ts';
-import type {
-  Account, AccountStatus, ApiKeyRecord, AttemptWindow, KeyWithAccount, NewKey, Session, Store, UsageDelta, UsageRow,
+import {
+  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
+  type NewKey, type OneTimeToken, type Session, type Store, type UsageDelta, type UsageRow,
 } from './store.ts';
 
 const USAGE_RETENTION_DAYS = 400;
@@ -60,10 +61,11 @@ export class RedisStore implements Store {
     if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
     const normalised = normaliseEmail(email);
     const id = newId('acct_');
+    const now = Date.now();
     const reply = await CREATE_ACCOUNT.run(
       this.client,
-      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id)],
-      [ACCOUNT_PREFIX, id, ...accountFields(id, normalised, options.isAdmin === true, Date.now())],
+      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.accountsByTime],
+      [ACCOUNT_PREFIX, id, now, ...accountFields(id, normalised, options.isAdmin === true, now)],
     );
     return toAccount(fieldsOf(reply));
   }
@@ -85,17 +87,37 @@ export class RedisStore implements Store {
     return this.#accountByEmail(email, ['isAdmin', isAdmin ? '1' : '0']);
   }
 
-  async createKey(key: NewKey): Promise<ApiKeyRecord> {
+  async createKey(key: NewKey, maxActiveKeys?: number): Promise<ApiKeyRecord> {
     const id = newId('key_');
-    const reply = await CREATE_KEY.run(
-      this.client,
-      [
-        storeKeys.key(key.digest), storeKeys.keyId(id), storeKeys.account(key.accountId),
-        storeKeys.keys, storeKeys.accountKeys(key.accountId), storeKeys.keySequence,
-      ],
-      [key.digest, id, ...keyFields(id, key, Date.now())],
-    );
-    return toKey(fieldsOf(reply));
+    try {
+      const reply = await CREATE_KEY.run(
+        this.client,
+        [
+          storeKeys.key(key.digest), storeKeys.keyId(id), storeKeys.account(key.accountId),
+          storeKeys.keys, storeKeys.accountKeys(key.accountId), storeKeys.keySequence, storeKeys.activeKeys(key.accountId),
+        ],
+        [key.digest, id, maxActiveKeys ?? 0, KEY_ID_PREFIX, KEY_RECORD_PREFIX, ...keyFields(id, key, Date.now())],
+      );
+      return toKey(fieldsOf(reply));
+    } catch (error) {
+      if (maxActiveKeys !== undefined && error instanceof Error && error.message.includes('KEYCAP')) throw new KeyCapError(maxActiveKeys);
+      throw error;
+    }
+  }
+
+  async findKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const reply = await FIND_KEY_BY_ID.run(this.client, [storeKeys.keyId(keyId)], [KEY_RECORD_PREFIX]);
+    return reply === null ? undefined : toKey(fieldsOf(reply));
+  }
+
+  async listKeyPage(accountId: string, offset: number, limit: number): Promise<KeyPage> {
+    const index = storeKeys.accountKeys(accountId);
+    const [page, total] = await Promise.all([
+      LIST_KEYS.run(this.client, [index], [KEY_ID_PREFIX, KEY_RECORD_PREFIX, offset, offset + limit - 1, '1']),
+      this.client.zcard(index),
+    ]);
+    if (!Array.isArray(page)) throw new TypeError('expected a list of keys from Redis');
+    return { keys: page.map((record) => toKey(fieldsOf(record))), total };
   }
 
   async findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined> {
@@ -116,7 +138,7 @@ export class RedisStore implements Store {
   }
 
   async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const reply = await REVOKE_KEY.run(this.client, [storeKeys.keyId(keyId)], [KEY_RECORD_PREFIX, Date.now()]);
+    const reply = await REVOKE_KEY.run(this.client, [storeKeys.keyId(keyId)], [KEY_RECORD_PREFIX, Date.now(), ACTIVE_KEYS_PREFIX, keyId]);
     return reply === null ? undefined : toKey(fieldsOf(reply));
   }
 
@@ -154,12 +176,25 @@ export class RedisStore implements Store {
     if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
     const normalised = normaliseEmail(email);
     const id = newId('acct_');
+    const now = Date.now();
     const reply = await CREATE_ACCOUNT_WITH_PASSWORD.run(
       this.client,
-      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id)],
-      [id, passwordHash, ...accountFields(id, normalised, false, Date.now())],
+      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id), storeKeys.accountsByTime],
+      [id, passwordHash, now, ...accountFields(id, normalised, false, now)],
     );
     return reply === null ? undefined : toAccount(fieldsOf(reply));
+  }
+
+  async listAccountPage(offset: number, limit: number): Promise<AccountPage> {
+    const reply = await LIST_ACCOUNTS.run(this.client, [storeKeys.accounts, storeKeys.accountsByTime], [ACCOUNT_PREFIX, offset, offset + limit - 1]);
+    const [total, accounts] = Array.isArray(reply) ? reply : [];
+    if (!Array.isArray(accounts)) throw new TypeError('expected a page of accounts from Redis');
+    return { accounts: accounts.map((fields) => toAccount(fieldsOf(fields))), total: Number(total) };
+  }
+
+  async countActiveKeys(accountId: string): Promise<number> {
+    const keys = [storeKeys.account(accountId), storeKeys.accountKeys(accountId), storeKeys.activeKeys(accountId)];
+    return Number(await COUNT_ACTIVE_KEYS.run(this.client, keys, [KEY_ID_PREFIX, KEY_RECORD_PREFIX]));
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -178,6 +213,8 @@ export class RedisStore implements Store {
   countAttempt(name: string, windowMs: number): Promise<AttemptWindow> { return this.#credentials.countAttempt(name, windowMs); }
   findAttempts(name: string): Promise<AttemptWindow | undefined> { return this.#credentials.findAttempts(name); }
   clearAttempts(name: string): Promise<void> { return this.#credentials.clearAttempts(name); }
+  saveToken(token: OneTimeToken): Promise<void> { return this.#credentials.saveToken(token); }
+  takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> { return this.#credentials.takeToken(digest, kind); }
 
   async close(): Promise<void> {
     await closeRedis(this.client);

@@ -55,6 +55,15 @@ const MIGRATIONS: readonly string[] = [
      reset_at INTEGER NOT NULL
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX attempts_by_reset ON attempts (reset_at);`,
+  // 3: single-use tokens (sign-up verification, invites)
+  `CREATE TABLE tokens (
+     digest     TEXT NOT NULL,
+     kind       TEXT NOT NULL,
+     payload    TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     PRIMARY KEY (kind, digest)
+   ) STRICT, WITHOUT ROWID;
+   CREATE INDEX tokens_by_expiry ON tokens (expires_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -22,6 +22,13 @@ export function prepareStatements(db: DatabaseSync) {
     keyByDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS} FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`),
     allKeys: sql('SELECT * FROM keys ORDER BY created_at, rowid'),
     keysOfAccount: sql('SELECT * FROM keys WHERE account_id = ? ORDER BY created_at, rowid'),
+    keyById: sql('SELECT * FROM keys WHERE id = ?'),
+    keyPage: sql('SELECT * FROM keys WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?'),
+    countKeys: sql('SELECT count(*) AS n FROM keys WHERE account_id = ?'),
+    countActiveKeys: sql('SELECT count(*) AS n FROM keys WHERE account_id = ? AND revoked_at IS NULL'),
+    insertToken: sql('INSERT INTO tokens (digest, kind, payload, expires_at) VALUES (?, ?, ?, ?)'),
+    takeToken: sql('DELETE FROM tokens WHERE digest = ? AND kind = ? RETURNING payload, expires_at'),
+    deleteExpiredTokens: sql('DELETE FROM tokens WHERE expires_at <= ?'),
     revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
     markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),
     addUsage: sql(`INSERT INTO usage_daily (key_id, day, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?)
@@ -32,6 +39,7 @@ export function prepareStatements(db: DatabaseSync) {
     usageByDay: sql(`SELECT * FROM usage_daily WHERE key_id IN (SELECT value FROM json_each(?)) AND day BETWEEN ? AND ?
                      ORDER BY day, key_id`),
     allAccounts: sql('SELECT * FROM accounts ORDER BY created_at, rowid'),
+    accountPage: sql('SELECT * FROM accounts ORDER BY created_at, rowid LIMIT ? OFFSET ?'),
     insertAccountOnce: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', 0, ?)
                             ON CONFLICT (email) DO NOTHING RETURNING *`),
     upsertPassword: sql('INSERT INTO passwords (account_id, hash) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash'),

@@ -9,8 +9,9 @@ import { newId } from './ids.ts';
 import { migrate } from './sqlite-schema.ts';
 import { toAccount, toAttempts, toKey, toSession, toUsage } from './sqlite-rows.ts';
 import { type Statements, prepareStatements } from './sqlite-statements.ts';
-import type {
-  Account, AccountStatus, ApiKeyRecord, AttemptWindow, KeyWithAccount, NewKey, Session, Store, UsageDelta, UsageRow,
+import {
+  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
+  type NewKey, type OneTimeToken, type Session, type Store, type UsageDelta, type UsageRow,
 } from './store.ts';
 
 export const DATABASE_FILE = 'munja.db';
@@ -96,14 +97,32 @@ export class SqliteStore implements Store {
     return row && toAccount(row);
   }
 
-  async createKey(key: NewKey): Promise<ApiKeyRecord> {
+  async createKey(key: NewKey, maxActiveKeys?: number): Promise<ApiKeyRecord> {
     const models = key.models === null ? null : JSON.stringify(key.models);
-    const row = this.#sql.insertKey.get(
-      newId('key_'), key.accountId, key.digest, key.name, key.prefix, key.lastFour,
-      models, key.limits.rpm, key.limits.tpm, Date.now(),
-    );
-    if (row === undefined) throw new Error('key insert returned nothing');
-    return toKey(row);
+    let created: ApiKeyRecord | undefined;
+    // Count and insert under one write lock, so that parallel creations cannot pass the cap together.
+    this.#transaction(() => {
+      if (maxActiveKeys !== undefined && Number(this.#sql.countActiveKeys.get(key.accountId)?.['n']) >= maxActiveKeys) {
+        throw new KeyCapError(maxActiveKeys);
+      }
+      const row = this.#sql.insertKey.get(
+        newId('key_'), key.accountId, key.digest, key.name, key.prefix, key.lastFour,
+        models, key.limits.rpm, key.limits.tpm, Date.now(),
+      );
+      if (row === undefined) throw new Error('key insert returned nothing');
+      created = toKey(row);
+    });
+    return created!;
+  }
+
+  async findKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.#sql.keyById.get(keyId);
+    return row && toKey(row);
+  }
+
+  async listKeyPage(accountId: string, offset: number, limit: number): Promise<KeyPage> {
+    const keys = this.#sql.keyPage.all(accountId, limit, offset).map(toKey);
+    return { keys, total: Number(this.#sql.countKeys.get(accountId)?.['n'] ?? 0) };
   }
 
   async findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined> {
@@ -167,6 +186,15 @@ export class SqliteStore implements Store {
     return this.#sql.allAccounts.all().map((row) => toAccount(row));
   }
 
+  async listAccountPage(offset: number, limit: number): Promise<AccountPage> {
+    const accounts = this.#sql.accountPage.all(limit, offset).map((row) => toAccount(row));
+    return { accounts, total: await this.countAccounts() };
+  }
+
+  async countActiveKeys(accountId: string): Promise<number> {
+    return Number(this.#sql.countActiveKeys.get(accountId)?.['n'] ?? 0);
+  }
+
   async createSession(session: Session): Promise<void> {
     this.#cleanUp();
     this.#sql.insertSession.run(session.digest, session.accountId, session.createdAt, session.expiresAt);
@@ -202,6 +230,16 @@ export class SqliteStore implements Store {
     this.#sql.deleteAttempts.run(name);
   }
 
+  async saveToken(token: OneTimeToken): Promise<void> {
+    this.#cleanUp();
+    this.#sql.insertToken.run(token.digest, token.kind, token.payload, token.expiresAt);
+  }
+
+  async takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> {
+    const row = this.#sql.takeToken.get(digest, kind);
+    return row !== undefined && Number(row['expires_at']) > Date.now() ? String(row['payload']) : undefined;
+  }
+
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
   }
@@ -212,6 +250,7 @@ export class SqliteStore implements Store {
     this.#cleanedAt = now;
     this.#sql.deleteExpiredSessions.run(now);
     this.#sql.deleteExpiredAttempts.run(now);
+    this.#sql.deleteExpiredTokens.run(now);
   }
 
   // IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout)

@@ -75,6 +75,38 @@ export interface AttemptWindow {
   readonly resetAt: number;
 }
 
+/** One page of an account's keys, newest first, and how many it has in all. */
+export interface KeyPage {
+  readonly keys: ApiKeyRecord[];
+  readonly total: number;
+}
+
+/** One page of accounts, oldest first, and how many there are in all. */
+export interface AccountPage {
+  readonly accounts: Account[];
+  readonly total: number;
+}
+
+/** A single-use secret (a sign-up verification link, an invite), kept as a digest with its payload. */
+export interface OneTimeToken {
+  readonly digest: string; // hex SHA-256 of the token
+  readonly kind: 'verify' | 'invite';
+  /** What redeeming it needs (JSON text), e.g. the pending account's email and password hash. */
+  readonly payload: string;
+  readonly expiresAt: number;
+}
+
+/** createKey refused: the account already has `max` keys that are not revoked. */
+export class KeyCapError extends Error {
+  readonly max: number;
+
+  constructor(max: number) {
+    super(`the account already has ${max} keys`);
+    this.name = 'KeyCapError';
+    this.max = max;
+  }
+}
+
 export interface Store {
   /** The server secret used to digest keys; created on first use and kept in the store. */
   keySecret(): Promise<Buffer>;
@@ -90,9 +122,17 @@ export interface Store {
   setAccountStatus(email: string, status: AccountStatus): Promise<Account | undefined>;
   setAccountAdmin(email: string, isAdmin: boolean): Promise<Account | undefined>;
 
-  createKey(key: NewKey): Promise<ApiKeyRecord>;
+  /**
+   * Creates the key; with `maxActiveKeys`, atomically refuses (KeyCapError) when the account already
+   * has that many keys that are not revoked.
+   */
+  createKey(key: NewKey, maxActiveKeys?: number): Promise<ApiKeyRecord>;
   findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined>;
+  findKeyById(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /** Every key (or one account's), oldest first: for the operator's CLI. */
   listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  /** One account's keys, newest first: `limit` of them after skipping `offset`. */
+  listKeyPage(accountId: string, offset: number, limit: number): Promise<KeyPage>;
   /** Marks the key revoked; returns undefined when no such key exists. Revoking twice keeps the first time. */
   revokeKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   markKeysUsed(keyIds: readonly string[], at: number): Promise<void>;
@@ -107,8 +147,12 @@ export interface Store {
   findPasswordHash(accountId: string): Promise<string | undefined>;
   /** Returns false when no such account exists. */
   setPasswordHash(accountId: string, passwordHash: string): Promise<boolean>;
-  /** Every account, oldest first (for admins). */
+  /** Every account, oldest first. */
   listAccounts(): Promise<Account[]>;
+  /** `limit` accounts, oldest first, after skipping `offset` (for admins). */
+  listAccountPage(offset: number, limit: number): Promise<AccountPage>;
+  /** The account's keys that are not revoked. */
+  countActiveKeys(accountId: string): Promise<number>;
 
   createSession(session: Session): Promise<void>;
   /** Undefined when unknown or expired. */
@@ -122,6 +166,10 @@ export interface Store {
   /** The current window, or undefined when none is open. */
   findAttempts(name: string): Promise<AttemptWindow | undefined>;
   clearAttempts(name: string): Promise<void>;
+
+  saveToken(token: OneTimeToken): Promise<void>;
+  /** Deletes the token and returns its payload, at most once; undefined when unknown or expired. */
+  takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined>;
 
   close(): Promise<void>;
 }

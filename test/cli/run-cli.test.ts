@@ -52,3 +52,15 @@ it('reports an unusable data directory as a failure, without a stack', async () 
   expect(out.stderr).toMatch(/^munja: /);
   expect(out.stderr).not.toMatch(/\n\s+at /);
 });
+
+it('refuses a key past the account’s cap (20 by default, or the config file’s) with a clear message', async () => {
+  const env = { MUNJA_DATA: join(root, 'capped') };
+  for (let i = 0; i < 20; i++) expect(await runCli(['keys', 'create', '--account', 'a@example.com', '--json'], captureIo(env).io)).toBe(0);
+  const { io, out } = captureIo(env);
+  expect(await runCli(['keys', 'create', '--account', 'a@example.com'], io)).toBe(1);
+  expect(out.stderr).toMatch(/already has 20 keys.*maxKeysPerAccount/);
+  expect(out.stdout).toBe('');
+  const config = join(root, 'munja.json');
+  writeFileSync(config, JSON.stringify({ server: { dashboard: { maxKeysPerAccount: 21 } } }));
+  expect(await runCli(['keys', 'create', '--account', 'a@example.com'], captureIo({ ...env, MUNJA_CONFIG: config }).io)).toBe(0);
+});

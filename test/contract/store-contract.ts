@@ -1,7 +1,7 @@
 // The behaviour every Store implementation must share. Each test gets a fresh, empty store.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewKey, Store } from '../../src/store/store.ts';
+import { type ApiKeyRecord, KeyCapError, type NewKey, type Store } from '../../src/store/store.ts';
 
 function newKey(accountId: string, overrides: Partial<NewKey> = {}): NewKey {
   return {
@@ -163,6 +163,40 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect((await store.revokeKey(key.id))?.revokedAt).toBe(revoked?.revokedAt);
       });
 
+      it('lists one account’s keys a page at a time, newest first, with the total', async () => {
+        const alice = await store.createAccount('alice@example.com');
+        const bob = await store.createAccount('bob@example.com');
+        for (let i = 0; i < 7; i++) await store.createKey(newKey(alice.id, { name: `a${i}` }));
+        await store.createKey(newKey(bob.id, { name: 'b0' }));
+        const first = await store.listKeyPage(alice.id, 0, 3);
+        expect(first.total).toBe(7);
+        expect(first.keys.map((k) => k.name)).toEqual(['a6', 'a5', 'a4']);
+        expect((await store.listKeyPage(alice.id, 6, 3)).keys.map((k) => k.name)).toEqual(['a0']);
+        expect(await store.listKeyPage('acct_000000000000000000000000', 0, 3)).toEqual({ keys: [], total: 0 });
+      });
+
+      it('finds a key by id', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const key = await store.createKey(newKey(account.id, { name: 'mine' }));
+        expect(await store.findKeyById(key.id)).toEqual(key);
+        expect(await store.findKeyById('key_000000000000000000000000')).toBeUndefined();
+      });
+
+      it('caps the keys an account has that are not revoked, atomically, even when asked in parallel', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const other = await store.createAccount('bob@example.com');
+        const results = await Promise.allSettled(Array.from({ length: 8 }, () => store.createKey(newKey(account.id), 3)));
+        const made = results.filter((result) => result.status === 'fulfilled');
+        expect(made).toHaveLength(3);
+        for (const result of results) if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(KeyCapError);
+        await expect(store.createKey(newKey(other.id), 3)).resolves.toBeDefined();
+        await store.revokeKey((made[0] as PromiseFulfilledResult<ApiKeyRecord>).value.id);
+        await store.revokeKey((made[0] as PromiseFulfilledResult<ApiKeyRecord>).value.id); // twice frees one place only
+        await expect(store.createKey(newKey(account.id), 3)).resolves.toBeDefined();
+        await expect(store.createKey(newKey(account.id), 3)).rejects.toBeInstanceOf(KeyCapError);
+        await expect(store.createKey(newKey(account.id))).resolves.toBeDefined(); // no cap asked: the operator's bootstrap
+      });
+
       it('returns undefined when revoking an unknown key', async () => {
         expect(await store.revokeKey('key_000000000000000000000000')).toBeUndefined();
       });
@@ -219,6 +253,30 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         await store.setAccountStatus('a@example.com', 'suspended');
         expect(await store.listAccounts()).toEqual([{ ...a, status: 'suspended' }, b]);
       });
+
+      it('lists accounts a page at a time, oldest first, with the total', async () => {
+        expect(await store.listAccountPage(0, 2)).toEqual({ accounts: [], total: 0 });
+        const made = [];
+        for (const name of ['a', 'b', 'c']) {
+          made.push(await store.createAccount(`${name}@example.com`));
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+        made.push((await store.createAccountWithPassword('d@example.com', 'hash'))!);
+        expect(await store.listAccountPage(0, 2)).toEqual({ accounts: made.slice(0, 2), total: 4 });
+        expect(await store.listAccountPage(2, 2)).toEqual({ accounts: made.slice(2), total: 4 });
+        await store.createAccount('a@example.com'); // taken: no new account
+        expect((await store.listAccountPage(4, 2)).total).toBe(4);
+      });
+
+      it('counts an account’s keys that are not revoked', async () => {
+        const account = await store.createAccount('a@example.com');
+        expect(await store.countActiveKeys(account.id)).toBe(0);
+        const one = await store.createKey(newKey(account.id));
+        await store.createKey(newKey(account.id));
+        await store.revokeKey(one.id);
+        expect(await store.countActiveKeys(account.id)).toBe(1);
+        expect(await store.countActiveKeys('acct_000000000000000000000000')).toBe(0);
+      });
     });
 
     describe('sessions', () => {
@@ -271,6 +329,19 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         await store.clearAttempts('account:a@example.com');
         expect(await store.findAttempts('account:a@example.com')).toBeUndefined();
         await expect(store.clearAttempts('never')).resolves.toBeUndefined();
+      });
+    });
+
+    describe('single-use tokens', () => {
+      it('gives a token’s payload once, for its kind only, and not after it expires', async () => {
+        const digest = 'ab'.repeat(32);
+        await store.saveToken({ digest, kind: 'invite', payload: '{"by":"acct_x"}', expiresAt: Date.now() + 60_000 });
+        expect(await store.takeToken(digest, 'verify')).toBeUndefined();
+        expect(await store.takeToken(digest, 'invite')).toBe('{"by":"acct_x"}');
+        expect(await store.takeToken(digest, 'invite')).toBeUndefined();
+        await store.saveToken({ digest, kind: 'verify', payload: '{}', expiresAt: Date.now() + 50 });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(await store.takeToken(digest, 'verify')).toBeUndefined();
       });
     });
 

@@ -1,5 +1,6 @@
 // Talks to the dashboard's JSON API the way its pages do: same-origin headers, the session cookie
 // and the CSRF token kept between calls. Plus a gateway on the Redis store for the same tests.
+import { Agent, fetch as undiciFetch } from 'undici';
 import type { ConfigFile } from '../../src/config/config-schema.ts';
 import { FAST_TEST_CONFIG, type TestGateway, startGateway } from './gateway.ts';
 
@@ -16,12 +17,20 @@ export class DashboardClient {
   /** Sent as-is on every request (e.g. a cross-site Origin). */
   extraHeaders: Record<string, string> = {};
 
-  constructor(origin: string) {
+  readonly #agent: Agent | null;
+
+  /**
+   * `localAddress` (e.g. 127.0.0.2: all of 127/8 is loopback) makes this client a different TCP
+   * peer from the others, so per-address limits apply to it apart on the default settings.
+   */
+  constructor(origin: string, localAddress?: string) {
     this.origin = origin;
+    this.#agent = localAddress === undefined ? null : new Agent({ localAddress });
   }
 
   async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> {
-    const response = await fetch(this.origin + path, {
+    const send = this.#agent === null ? fetch : (url: string, init: RequestInit) => undiciFetch(url, { ...init, dispatcher: this.#agent } as never) as unknown as Promise<Response>;
+    const response = await send(this.origin + path, {
       method,
       headers: {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -47,6 +56,10 @@ export class DashboardClient {
 
   signIn(email: string, password = 'correct horse battery'): Promise<ApiAnswer> {
     return this.call('POST', '/dashboard/api/sign-in', { email, password });
+  }
+
+  async close(): Promise<void> {
+    await this.#agent?.close();
   }
 }
 

@@ -8,6 +8,7 @@ import { renderKeys } from './view-keys.js';
 import { renderQuickstart } from './view-quickstart.js';
 import { renderSignIn } from './view-sign-in.js';
 import { renderUsage } from './view-usage.js';
+import { renderVerify } from './view-verify.js';
 
 const VIEWS = {
   keys: { title: 'API keys', render: renderKeys },
@@ -16,7 +17,7 @@ const VIEWS = {
   admin: { title: 'Accounts', render: renderAdmin, adminOnly: true },
   'service-usage': { title: 'Service usage', render: renderFleetUsage, adminOnly: true },
 };
-const PUBLIC_VIEWS = { 'sign-in': 'Sign in', 'sign-up': 'Create an account' };
+const PUBLIC_VIEWS = { 'sign-in': 'Sign in', 'sign-up': 'Create an account', verify: 'Confirm your email' };
 
 let session = null;
 // Whether `session` reflects the server (asked /me, or just signed in or out).
@@ -85,7 +86,7 @@ async function route() {
       if (session !== null) return navigate('/dashboard/keys', { replace: true });
       renderNav(page);
       document.title = `${PUBLIC_VIEWS[page]} · Munja`;
-      replaceChildren(main, renderSignIn({ mode: page, signedIn, navigate }));
+      replaceChildren(main, page === 'verify' ? renderVerify({ signedIn }) : renderSignIn({ mode: page, signedIn, navigate }));
     } else if (session === null) {
       return navigate('/dashboard/sign-in', { replace: true });
     } else {

@@ -1,9 +1,9 @@
-// API keys: create one (key-form.js), list them (prefix and last four only), revoke with a
-// confirmation. A revoked key is refused by the API within a second.
+// API keys: create one (key-form.js), list them a page at a time, newest first (prefix and last
+// four only), revoke with a confirmation. A revoked key is refused by the API within a second.
 import { api } from './api.js';
 import { announce, formatAgo, formatDate, h, replaceChildren } from './dom.js';
 import { keyForm } from './key-form.js';
-import { alertBox, confirmDialog, suspendedNotice } from './widgets.js';
+import { alertBox, confirmDialog, pagePath, pager, suspendedNotice } from './widgets.js';
 
 function statusBadge(key) {
   return key.revokedAt === null
@@ -31,6 +31,7 @@ function keyRow(key, onRevoke) {
 
 export function renderKeys({ session }) {
   const list = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading keys…'));
+  let offset = 0;
 
   async function revoke(key) {
     const confirmed = await confirmDialog({
@@ -49,16 +50,18 @@ export function renderKeys({ session }) {
     await load();
   }
 
-  async function load() {
+  async function load(page = offset) {
     try {
-      const { keys } = await api.get('keys');
-      const rows = keys.slice().reverse().map((key) => keyRow(key, revoke));
-      replaceChildren(list, keys.length === 0
+      const { keys, total, pageSize } = await api.get(pagePath('keys', page));
+      offset = page;
+      const rows = keys.map((key) => keyRow(key, revoke));
+      replaceChildren(list, total === 0
         ? h('p', { class: 'empty' }, 'No keys yet. Create one above, then see the Quickstart.')
         : h('div', { class: 'table-wrap' }, h('table', { class: 'keys stacked' },
           h('caption', { class: 'visually-hidden' }, 'Your API keys, newest first'),
           h('thead', null, h('tr', null, COLUMNS.map((label) => h('th', { scope: 'col' }, label)))),
-          h('tbody', null, rows))));
+          h('tbody', null, rows))),
+        pager({ offset, pageSize, total, noun: 'Keys', onPage: (next) => load(next) }));
     } catch (error) {
       replaceChildren(list, alertBox('error', error.message));
     }
@@ -68,8 +71,8 @@ export function renderKeys({ session }) {
   return h('div', { class: 'stack-lg' },
     h('div', { class: 'page-head' },
       h('h1', { tabindex: -1 }, 'API keys'),
-      h('p', { class: 'muted' }, 'Keys authenticate calls to the API. Keep them in server-side code only.')),
+      h('p', { class: 'muted' }, `Keys authenticate calls to the API. Keep them in server-side code only. An account may have ${session.maxKeys} keys that are not revoked, and its keys share one quota.`)),
     suspendedNotice(session),
-    keyForm(session, { onCreated: () => load() }),
+    keyForm(session, { onCreated: () => load(0) }),
     h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title' }, 'Your keys'), list));
 }

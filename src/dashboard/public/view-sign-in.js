@@ -1,11 +1,14 @@
 // Sign in and sign up: one form, two modes. Errors are shown as the API words them; a wrong
-// password and an unknown email read the same.
+// password and an unknown email read the same. Sign-up sends the invite of an invite link
+// (/dashboard/sign-up#invite=…), and where the operator asks for a confirmed email address the
+// page then says to follow the mailed link.
 import { api } from './api.js';
 import { h } from './dom.js';
 import { alertBox, showFormError } from './widgets.js';
 
 export function renderSignIn({ mode, signedIn }) {
   const signingUp = mode === 'sign-up';
+  const invite = signingUp ? new URLSearchParams(location.hash.slice(1)).get('invite') : null;
   const errors = h('div', { class: 'form-errors' });
   const submit = h('button', { type: 'submit', class: 'button primary wide' }, signingUp ? 'Create account' : 'Sign in');
   const form = h('form', { class: 'stack', novalidate: true },
@@ -29,7 +32,14 @@ export function renderSignIn({ mode, signedIn }) {
     submit.disabled = true;
     submit.textContent = signingUp ? 'Creating account…' : 'Signing in…';
     try {
-      signedIn(await api.post(signingUp ? 'sign-up' : 'sign-in', { email: data.get('email'), password: data.get('password') }));
+      const body = { email: data.get('email'), password: data.get('password'), ...(invite ? { invite } : {}) };
+      const answer = await api.post(signingUp ? 'sign-up' : 'sign-in', body);
+      if (answer.verificationSent) {
+        form.replaceWith(alertBox('note', h('strong', null, 'Check your email. '),
+          `We sent a link to ${body.email}. Open it within a day to finish creating your account.`));
+        return;
+      }
+      signedIn(answer);
     } catch (error) {
       showFormError(form, errors, error);
       submit.disabled = false;
@@ -42,6 +52,7 @@ export function renderSignIn({ mode, signedIn }) {
     h('p', { class: 'muted' }, signingUp
       ? 'Free, no payment card. You get API keys for the OpenAI-compatible chat completion API.'
       : 'Manage your API keys and see your usage.'),
+    invite ? alertBox('note', 'You were invited: create your account below.') : null,
     form,
     signingUp
       ? h('p', { class: 'switch' }, 'Have an account? ', h('a', { href: '/dashboard/sign-in', 'data-nav': true }, 'Sign in'))

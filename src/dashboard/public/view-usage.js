@@ -1,9 +1,9 @@
 // Requests and tokens per day per key for the last 30 days: a chart (requests or tokens, all keys
-// or one) and the table of the days with usage.
+// or one) and the table of the days with usage, for one page of keys at a time (newest first).
 import { api } from './api.js';
 import { formatNumber, h, replaceChildren } from './dom.js';
 import { barChart } from './chart.js';
-import { alertBox, suspendedNotice } from './widgets.js';
+import { alertBox, pagePath, pager, suspendedNotice } from './widgets.js';
 
 function tile(label, value) {
   return h('div', { class: 'tile' }, h('div', { class: 'tile-label' }, label), h('div', { class: 'tile-value' }, formatNumber(value)));
@@ -52,9 +52,9 @@ function controls(keys, onChange) {
 export function renderUsage({ session }) {
   const body = h('div', { class: 'stack-lg', 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'Loading usage…'));
 
-  async function load() {
+  async function load(offset = 0) {
     try {
-      const { days, keys, rows } = await api.get('usage');
+      const { days, keys, rows, total, pageSize } = await api.get(pagePath('usage', offset));
       const names = new Map(keys.map((k) => [k.id, `${k.name} (…${k.lastFour})`]));
       const keyName = (id) => names.get(id) ?? id;
       const chartSlot = h('div', { class: 'chart-slot' });
@@ -68,6 +68,7 @@ export function renderUsage({ session }) {
       const sum = (pick) => rows.reduce((total, row) => total + pick(row), 0);
       body.removeAttribute('aria-busy');
       replaceChildren(body,
+        pager({ offset, pageSize, total, noun: 'Keys', onPage: (next) => load(next) }),
         h('div', { class: 'tiles' },
           tile('Requests', sum((r) => r.requests)),
           tile('Prompt tokens', sum((r) => r.promptTokens)),

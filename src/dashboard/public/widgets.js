@@ -1,4 +1,4 @@
-// Small pieces several views share: copy buttons, alerts, confirmation dialogs, form errors.
+// Small pieces several views share: copy buttons, alerts, confirmation dialogs, form errors, pagers.
 import { announce, h } from './dom.js';
 
 /** A button that copies `text()`; falls back to selecting `target` where the clipboard is refused. */
@@ -62,4 +62,19 @@ export function showFormError(form, slot, error) {
     field.focus();
   }
   slot.replaceChildren(alertBox('error', error.message));
+}
+
+/** "Keys 1–25 of 140" with buttons to the pages before and after; the API answers a page at a time. */
+export function pager({ offset, pageSize, total, noun, onPage, labels = ['Newer', 'Older'] }) {
+  if (total <= pageSize) return null;
+  const last = Math.min(offset + pageSize, total);
+  return h('nav', { class: 'pager', 'aria-label': `${noun} pages` },
+    h('button', { type: 'button', class: 'button small', disabled: offset === 0, onclick: () => onPage(Math.max(0, offset - pageSize)) }, labels[0]),
+    h('span', { class: 'muted' }, `${noun} ${offset + 1}–${last} of ${total}`),
+    h('button', { type: 'button', class: 'button small', disabled: last >= total, onclick: () => onPage(offset + pageSize) }, labels[1]));
+}
+
+/** The API path of one page of a list: `keys`, `keys/page/25`, … */
+export function pagePath(base, offset) {
+  return offset === 0 ? base : `${base}/page/${offset}`;
 }

@@ -30,6 +30,26 @@ describe('Semaphore', () => {
     expect(peak).toBe(2);
   });
 
+  it('gives each owner at most its share of the running and waiting places', async () => {
+    const semaphore = new Semaphore(1, 10, 2);
+    const releases: Array<() => void> = [];
+    const task = (owner: string) => semaphore.run(() => new Promise<string>((resolve) => releases.push(() => resolve(owner))), owner);
+    const mine = [task('a'), task('a')];
+    await expect(task('a')).rejects.toMatchObject({ code: 'sign_in_throttled', headers: { 'retry-after': '2' } });
+    let done = false;
+    const theirs = task('b').finally(() => { done = true; });
+    while (!done) {
+      await new Promise((resolve) => setImmediate(resolve));
+      releases.shift()?.();
+    }
+    expect(await Promise.all(mine)).toEqual(['a', 'a']);
+    expect(await theirs).toBe('b');
+    const again = task('a'); // its places were given back
+    await new Promise((resolve) => setImmediate(resolve));
+    releases.shift()?.();
+    expect(await again).toBe('a');
+  });
+
   it('frees the slot when a task fails', async () => {
     const semaphore = new Semaphore(1, 0);
     await expect(semaphore.run(async () => { throw new Error('boom'); })).rejects.toThrow('boom');

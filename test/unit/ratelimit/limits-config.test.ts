@@ -13,10 +13,16 @@ function withLimits(limits: unknown): { MUNJA_CONFIG: string } {
 }
 
 describe('limits settings', () => {
-  it('defaults: 64 concurrent requests per key, no account limits, open-local, one instance', () => {
+  it('defaults: 64 concurrent requests per key, an account gets what one key gets, open-local, the live fleet', () => {
     expect(loadConfig({}).limits).toEqual({
-      rpm: 600, tpm: 1_000_000, concurrency: 64, account: null, failMode: 'open-local', failClosed: [], expectedInstances: null,
+      rpm: 600, tpm: 1_000_000, concurrency: 64, account: { rpm: 600, tpm: 1_000_000 }, failMode: 'open-local', failClosed: [], expectedInstances: null,
     });
+  });
+
+  it('gives an account the per-key limits the file sets, unless it sets the account’s; null turns them off', () => {
+    expect(loadConfig(withLimits({ rpm: 60, tpm: 1000 })).limits.account).toEqual({ rpm: 60, tpm: 1000 });
+    expect(loadConfig(withLimits({ rpm: 60, account: { rpm: 100, tpm: 5000 } })).limits.account).toEqual({ rpm: 100, tpm: 5000 });
+    expect(loadConfig(withLimits({ account: null })).limits.account).toBeNull();
   });
 
   it('takes every setting from the file', () => {

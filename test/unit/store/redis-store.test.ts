@@ -92,6 +92,21 @@ describe('RedisStore', () => {
     expect((await store.listKeys()).map((key) => key.id)).toEqual(ids);
   });
 
+  it('indexes accounts and active keys made before those indexes existed, once, on first use', async () => {
+    const store = await open();
+    const old = await store.createAccount('old@example.com');
+    await createApiKey(store, { accountEmail: 'old@example.com' });
+    const revoked = await createApiKey(store, { accountEmail: 'old@example.com' });
+    await store.revokeKey(revoked.record.id);
+    // What an older Munja left behind: no accounts-by-time index, no active-keys set.
+    await admin.del('munja:{store}:accounts-by-time', `munja:{store}:active-keys:${old.id}`);
+    await admin.hdel(`munja:{store}:account:${old.id}`, 'activeKeysIndexed');
+    expect(await store.listAccountPage(0, 10)).toEqual({ accounts: [old], total: 1 });
+    expect(await store.countActiveKeys(old.id)).toBe(1);
+    await expect(createApiKey(store, { accountEmail: 'old@example.com', maxKeys: 2 })).resolves.toBeDefined();
+    await expect(createApiKey(store, { accountEmail: 'old@example.com', maxKeys: 2 })).rejects.toThrow(/already has 2 keys/);
+  });
+
   it('gives usage counters an expiry and account and key records none', async () => {
     const store = await open();
     const { record } = await createApiKey(store, { accountEmail: 'ana@example.com', createAccount: true });

@@ -47,7 +47,7 @@ describe('SqliteStore', () => {
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
     expect(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
     expect(db.prepare('PRAGMA user_version').get()?.['user_version']).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(SCHEMA_VERSION).toBe(3);
     db.close();
   });
 
@@ -107,7 +107,7 @@ describe('SqliteStore', () => {
     await first.createKey(input);
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec('DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; PRAGMA user_version = 1');
+    db.exec('DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens; PRAGMA user_version = 1');
     db.close();
 
     const upgraded = openStore();
