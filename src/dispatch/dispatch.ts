@@ -7,6 +7,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { localJson, streamLocal } from './local-completion.ts';
+import { checkSupport, engineStructure } from './structured-support.ts';
 import { sendToUpstreams, type UpstreamDispatchDeps } from './upstream-attempts.ts';
 
 export interface DispatchDeps extends UpstreamDispatchDeps {
@@ -41,6 +42,7 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 export async function dispatchCompletion(deps: DispatchDeps, completion: Completion): Promise<CompletionOutcome> {
   const { client, streamTo, request, model, publicModel, headers } = completion;
   const target = model.target;
+  if (request.structured !== null) checkSupport(request.structured, model);
   if (target.kind === 'upstreams') {
     const upstreamRequest = { client, streamTo, publicModel, body: request.body, includeUsage: request.includeUsage, headers };
     const outcome = await sendToUpstreams(deps, upstreamRequest, target.upstreams);
@@ -58,6 +60,7 @@ export async function dispatchCompletion(deps: DispatchDeps, completion: Complet
 
 async function runLocal(deps: DispatchDeps, completion: Completion, language: 'en' | 'hr', latency: LatencyProfile): Promise<CompletionOutcome> {
   const { client, streamTo, request, publicModel, headers } = completion;
+  const structure = request.structured === null ? undefined : engineStructure(request.structured);
   const result = await deps.engine.generate({
     messages: request.messages,
     language,
@@ -67,9 +70,10 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
     maxTokens: completion.maxTokens,
     n: request.n,
     stop: request.stop,
+    structure,
   });
   if (streamTo !== null) {
-    const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, headers });
+    const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, structured: structure !== undefined, headers });
     return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };
   }
   const json = await localJson(client, publicModel, latency, result);

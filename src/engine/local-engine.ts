@@ -2,6 +2,7 @@
 import { countPromptTokens, splitIntoPieces } from '../tokens/count-tokens.ts';
 import type { EngineChoice, EngineMessage, EngineResult, EngineTask } from './engine-types.ts';
 import { createRandom, hashText, mixSeed, randomSeed, seedHalves } from './prng.ts';
+import { callsTools, jsonText, type StructuredTurn, toolCallChoice } from './structured-reply.ts';
 import { composeReply } from './text-composer.ts';
 import { cumulativeWeights } from './word-sampler.ts';
 import { languageTables, type LanguageTables } from './word-tables.ts';
@@ -49,6 +50,11 @@ export function generate(task: EngineTask, knownPromptTokens?: number): EngineRe
 
 function generateChoice(task: EngineTask, shape: ChoiceShape, seed: number): EngineChoice {
   const random = createRandom(seed);
+  if (task.structure !== undefined) {
+    const turn: StructuredTurn = { structure: task.structure, random, words: shape.tables.contentPool.words, maxTokens: task.maxTokens };
+    if (callsTools(turn)) return toolCallChoice(turn);
+    if (task.structure.json) return textChoice(jsonText(turn), task.stop, task.maxTokens);
+  }
   const targetTokens =
     MIN_REPLY_TOKENS + (shape.promptHash % PROMPT_LENGTH_SPREAD) + Math.floor(random() * RANDOM_LENGTH_SPREAD);
   let longestStop = 0;
@@ -67,14 +73,17 @@ function generateChoice(task: EngineTask, shape: ChoiceShape, seed: number): Eng
 
   if (longestStop > 0) {
     const text = reply.pieces.join('');
-    const stopAt = firstStop(text, task.stop);
-    if (stopAt !== -1) {
-      const { pieces, tokenCount, truncated } = splitIntoPieces(text.slice(0, stopAt), task.maxTokens);
-      return { pieces, finishReason: truncated ? 'length' : 'stop', completionTokens: tokenCount };
-    }
+    if (firstStop(text, task.stop) !== -1) return textChoice(text, task.stop, task.maxTokens);
   }
   if (reply.cut === null) return { pieces: reply.pieces, finishReason: 'stop', completionTokens: reply.tokens };
   return { pieces: reply.pieces.slice(0, reply.cut.pieces), finishReason: 'length', completionTokens: reply.cut.tokens };
+}
+
+/** Text cut at the first stop sequence and at max_tokens. */
+function textChoice(text: string, stops: readonly string[], maxTokens: number): EngineChoice {
+  const stopAt = firstStop(text, stops);
+  const { pieces, tokenCount, truncated } = splitIntoPieces(stopAt === -1 ? text : text.slice(0, stopAt), maxTokens);
+  return { pieces, finishReason: truncated ? 'length' : 'stop', completionTokens: tokenCount };
 }
 
 function firstStop(text: string, stops: readonly string[]): number {
