@@ -156,6 +156,29 @@ describe('openai SDK: tool calls from the local engine', () => {
   });
 });
 
+describe('openai SDK: several choices and odd schemas', () => {
+  it('streams the tool calls of several choices side by side', async () => {
+    const stream = client.chat.completions.stream({ model: 'default', messages: ASK, tools: TOOLS, tool_choice: 'required', n: 3, seed: 4 });
+    const final = await stream.finalChatCompletion();
+    expect(final.choices).toHaveLength(3);
+    for (const choice of final.choices) {
+      expect(choice.finish_reason).toBe('tool_calls');
+      for (const call of choice.message.tool_calls!) {
+        if (call.type !== 'function') throw new Error('not a function call');
+        expectValid(SCHEMAS[call.function.name]!, JSON.parse(call.function.arguments));
+      }
+    }
+  });
+
+  it('refuses parameters that do not describe an object', async () => {
+    const error = await client.chat.completions.create({
+      model: 'default', messages: ASK, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'string' } } }], tool_choice: 'required',
+    }).catch((e: unknown) => e);
+    expect((error as APIError).code).toBe('unsupported_parameter');
+    expect((error as APIError).param).toBe('tools[0].function.parameters.type');
+  });
+});
+
 describe('openai SDK: the follow-up turn', () => {
   it('answers in text after the tool results (tool_choice auto)', async () => {
     const first = await client.chat.completions.create({ model: 'default', messages: ASK, tools: TOOLS, tool_choice: 'required', seed: 2 });
