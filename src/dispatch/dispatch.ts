@@ -7,7 +7,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { localJson, streamLocal } from './local-completion.ts';
-import { checkEngineOutput, checkSupport, engineStructure } from './structured-support.ts';
+import { checkSupport, engineStructure } from './structured-support.ts';
 import { sendToUpstreams, type UpstreamDispatchDeps } from './upstream-attempts.ts';
 
 export interface DispatchDeps extends UpstreamDispatchDeps {
@@ -72,7 +72,7 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
     stop: request.stop,
     structure,
   });
-  if (request.structured !== null) checkEngineOutput(result, request.structured, request.stop);
+  if (result.refusal !== undefined) throw new ApiError(result.refusal.code, { param: result.refusal.param, message: result.refusal.message });
   if (streamTo !== null) {
     const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, structured: structure !== undefined, headers });
     return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };

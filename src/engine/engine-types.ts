@@ -64,4 +64,13 @@ export interface EngineChoice {
 export interface EngineResult {
   readonly promptTokens: number;
   readonly choices: readonly EngineChoice[];
+  /** Set (with no choices) when the request's schemas cannot be used: the client's error. */
+  readonly refusal?: EngineRefusal;
+}
+
+/** A 400 found on the engine's thread, where client schemas are compiled. */
+export interface EngineRefusal {
+  readonly code: 'invalid_value' | 'unsupported_parameter';
+  readonly param: string;
+  readonly message: string;
 }

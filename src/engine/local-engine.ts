@@ -2,6 +2,7 @@
 import { countPromptTokens, splitIntoPieces } from '../tokens/count-tokens.ts';
 import type { EngineChoice, EngineMessage, EngineResult, EngineTask } from './engine-types.ts';
 import { createRandom, hashText, mixSeed, randomSeed, seedHalves } from './prng.ts';
+import { checkOutput, checkStructure } from './structured-check.ts';
 import { callsTools, jsonText, type StructuredTurn, toolCallChoice } from './structured-reply.ts';
 import { composeReply } from './text-composer.ts';
 import { cumulativeWeights } from './word-sampler.ts';
@@ -24,8 +25,17 @@ interface ChoiceShape {
  * re-counting a prompt the caller has already counted.
  */
 export function generate(task: EngineTask, knownPromptTokens?: number): EngineResult {
-  const promptHash = hashMessages(task.messages);
   const promptTokens = knownPromptTokens ?? countPromptTokens(task.messages);
+  if (task.structure === undefined) return { promptTokens, choices: generateChoices(task) };
+  const checked = checkStructure(task.structure);
+  if ('code' in checked) return { promptTokens, choices: [], refusal: checked };
+  const choices = generateChoices(task);
+  checkOutput(choices, checked, task.stop);
+  return { promptTokens, choices };
+}
+
+function generateChoices(task: EngineTask): EngineChoice[] {
+  const promptHash = hashMessages(task.messages);
   const tables = languageTables(task.language);
   const shape: ChoiceShape = {
     tables,
@@ -45,7 +55,7 @@ export function generate(task: EngineTask, knownPromptTokens?: number): EngineRe
       choices.push(generateChoice(task, shape, mixSeed(promptHash, seedLow, seedHigh, index)));
     }
   }
-  return { promptTokens, choices };
+  return choices;
 }
 
 function generateChoice(task: EngineTask, shape: ChoiceShape, seed: number): EngineChoice {

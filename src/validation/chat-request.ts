@@ -2,7 +2,6 @@
 // as in OpenAI's API; the shapes mirror chat-request-schema.ts.
 
 import type { PromptMessage } from '../tokens/count-tokens.ts';
-import type { CheckedSchema } from './schema-cache.ts';
 
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
@@ -94,15 +93,11 @@ export interface ChatRequestBody {
  */
 export interface StructuredRequest {
   readonly tools: readonly ChatFunctionTool[];
-  /** Each tool's `parameters` (an empty object schema when absent), compiled; same order as tools. */
-  readonly toolSchemas: readonly CheckedSchema[];
   /** `auto` when tools are given without a choice, `none` without tools. */
   readonly toolChoice: ChatToolChoice;
   readonly parallelToolCalls: boolean;
   /** `json_object` or `json_schema`; null for text. */
   readonly responseFormat: ChatResponseFormat | null;
-  /** The compiled schema of a `json_schema` format that has one. */
-  readonly formatSchema: CheckedSchema | null;
   /** The first message with content parts, or -1. */
   readonly contentPartsAt: number;
   /** The first message with tool_calls or role `tool`, or -1. */

@@ -1,12 +1,11 @@
-// Tools, tool_choice, parallel_tool_calls and response_format, checked against each other, with each
-// client schema compiled (schema-cache.ts): the StructuredRequest the dispatch and the engine act on.
+// Tools, tool_choice, parallel_tool_calls and response_format, checked against each other: the
+// StructuredRequest the dispatch and the engine act on. The schemas themselves are the business of
+// whoever generates from them: the local engine checks them on its threads, a model server its own way.
 import { ApiError } from '../errors/api-error.ts';
-import type { ChatRequestBody, StructuredRequest } from './chat-request.ts';
+import type { ChatFunctionTool, ChatRequestBody, StructuredRequest } from './chat-request.ts';
 import type { ConversationShape } from './conversation-rules.ts';
-import { type CheckedSchema, checkSchema } from './schema-cache.ts';
 
 const PLAIN_CONVERSATION: ConversationShape = { contentPartsAt: -1, toolHistoryAt: -1, endsWithToolResult: false };
-const ANY_OBJECT: Readonly<Record<string, unknown>> = Object.freeze({ type: 'object', properties: {} });
 
 /** Null when the request is plain text throughout. */
 export function structuredRequest(body: ChatRequestBody, conversation: ConversationShape | null): StructuredRequest | null {
@@ -18,32 +17,25 @@ export function structuredRequest(body: ChatRequestBody, conversation: Conversat
     if (body.tool_choice !== undefined) throw new ApiError('invalid_value', { param: 'tool_choice', message: 'tool_choice is only allowed when tools are given.' });
     if (body.parallel_tool_calls !== undefined) throw new ApiError('invalid_value', { param: 'parallel_tool_calls', message: 'parallel_tool_calls is only allowed when tools are given.' });
   }
-  const toolSchemas = checkTools(body);
+  checkToolNames(tools);
   const toolChoice = body.tool_choice ?? (tools.length > 0 ? 'auto' : 'none');
   if (typeof toolChoice === 'object' && !tools.some((tool) => tool.function.name === toolChoice.function.name)) {
     throw new ApiError('invalid_value', { param: 'tool_choice.function.name', message: 'tool_choice names a function that is not in tools.' });
   }
-  const schema = responseFormat?.json_schema?.schema;
   return {
     tools,
-    toolSchemas,
     toolChoice,
     parallelToolCalls: body.parallel_tool_calls !== false,
     responseFormat,
-    formatSchema: schema === undefined ? null : checkSchema(schema, 'response_format.json_schema.schema'),
     ...(conversation ?? PLAIN_CONVERSATION),
   };
 }
 
-function checkTools(body: ChatRequestBody): CheckedSchema[] {
-  const tools = body.tools ?? [];
+function checkToolNames(tools: readonly ChatFunctionTool[]): void {
   const names = new Set<string>();
-  const schemas: CheckedSchema[] = [];
   for (let index = 0; index < tools.length; index++) {
-    const { name, parameters } = tools[index]!.function;
+    const { name } = tools[index]!.function;
     if (names.has(name)) throw new ApiError('invalid_value', { param: `tools[${index}].function.name`, message: 'Each tool needs a name of its own.' });
     names.add(name);
-    schemas.push(checkSchema(parameters ?? ANY_OBJECT, `tools[${index}].function.parameters`));
   }
-  return schemas;
 }

@@ -170,6 +170,15 @@ describe('openai SDK: several choices and odd schemas', () => {
     }
   });
 
+  it('refuses parameters that are not JSON Schema, naming them', async () => {
+    const error = await client.chat.completions.create({
+      model: 'default', messages: ASK, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'strnig' } } } } }],
+    }).catch((e: unknown) => e);
+    expect((error as APIError).status).toBe(400);
+    expect((error as APIError).code).toBe('invalid_value');
+    expect((error as APIError).param).toBe('tools[0].function.parameters');
+  });
+
   it('refuses parameters that do not describe an object', async () => {
     const error = await client.chat.completions.create({
       model: 'default', messages: ASK, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'string' } } }], tool_choice: 'required',

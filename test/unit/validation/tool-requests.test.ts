@@ -1,6 +1,5 @@
 // Tool turns, content parts, tools and response formats: what validation accepts and how it refuses.
 import { describe, expect, it } from 'vitest';
-import { checkSchema } from '../../../src/validation/schema-cache.ts';
 import { validateChatRequest } from '../../../src/validation/validate-chat-request.ts';
 import type { ErrorCode } from '../../../src/errors/catalogue.ts';
 import { expectApiError } from './expect-api-error.ts';
@@ -76,27 +75,5 @@ describe('tools and response formats', () => {
     bad(body([ASK], { tools: [TOOL], tool_choice: { type: 'function', function: { name: 'other' } } }), 'invalid_value', 'tool_choice.function.name');
     bad(body([ASK], { tools: [TOOL, TOOL] }), 'invalid_value', 'tools[1].function.name');
     expect(validateChatRequest(body([ASK], { tools: [TOOL], parallel_tool_calls: false })).structured).toMatchObject({ toolChoice: 'auto', parallelToolCalls: false });
-  });
-
-  it('refuses a parameters or format schema that is not a JSON Schema, naming it', () => {
-    const broken = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'strnig' } } } } };
-    bad(body([ASK], { tools: [TOOL, broken] }), 'invalid_value', 'tools[1].function.parameters');
-    bad(body([ASK], { response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { $ref: '#/nowhere' } } } }), 'invalid_value', 'response_format.json_schema.schema');
-  });
-
-  it('compiles a schema once and keeps the cache bounded', () => {
-    const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 3 } } };
-    const first = checkSchema(schema, 'p');
-    expect(checkSchema(JSON.parse(JSON.stringify(schema)), 'p')).toBe(first);
-    expect(first.validate({ n: 2 })).toBe(false);
-    for (let index = 0; index < 600; index++) checkSchema({ type: 'object', properties: { [`k${index}`]: { type: 'string' } } }, 'p');
-    // The first one was evicted (least recently used): a new compile.
-    expect(checkSchema(schema, 'p')).not.toBe(first);
-  });
-
-  it('refuses a schema larger than the cap before compiling it', () => {
-    const properties: Record<string, unknown> = {};
-    for (let index = 0; index < 6_000; index++) properties[`property_${index}`] = { type: 'string' };
-    bad(body([ASK], { response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties } } } }), 'invalid_value', 'response_format.json_schema.schema');
   });
 });
