@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { expectValid } from '../helpers/schema-validator.ts';
+import { chunksOf } from '../helpers/sse.ts';
 
 let gateway: TestGateway;
 let client: OpenAI;
@@ -144,6 +145,22 @@ describe('openai SDK: tool calls from the local engine', () => {
     expect(call.id).toBe(head!.id);
     expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual(args);
     expect(json.usage).toEqual(usage);
+  });
+
+  it('frames the tool-call stream as OpenAI does, chunk by chunk', async () => {
+    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'default', messages: ASK, tools: TOOLS, tool_choice: { type: 'function', function: { name: 'get_time' } }, seed: 1, stream: true, stream_options: { include_usage: true } }),
+    });
+    const chunks = chunksOf(await response.text());
+    const deltas = chunks.slice(0, -1).map((chunk) => chunk.choices[0]);
+    expect(deltas[0]).toEqual({ index: 0, delta: { role: 'assistant', content: null }, logprobs: null, finish_reason: null });
+    expect(deltas[1].delta).toEqual({ tool_calls: [{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_time', arguments: '' } }] });
+    for (const fragment of deltas.slice(2, -1)) expect(Object.keys(fragment.delta.tool_calls[0])).toEqual(['index', 'function']);
+    expect(deltas.at(-1)).toEqual({ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' });
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { completion_tokens: expect.any(Number) } });
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
   });
 
   it('the SDK\'s stream helper assembles the streamed tool calls', async () => {
