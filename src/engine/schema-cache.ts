@@ -3,7 +3,9 @@
 // pays the compile (~10 ms for a 500-character schema) once per thread. Each entry also notes whether
 // the engine can generate values for the schema. Runs on the engine's threads, never the main one.
 import { Ajv, type ValidateFunction } from 'ajv';
+import { createRandom } from './prng.ts';
 import { findUnsupported, type UnsupportedConstruct } from './schema-subset.ts';
+import { valueFor } from './schema-values.ts';
 
 export interface CheckedSchema {
   readonly validate: ValidateFunction;
@@ -26,6 +28,7 @@ export const MAX_SCHEMA_CHARS = 64 * 1024;
 // without a validator here; the subset check deals with both. allErrors keeps the generated code
 // flat: without it, a schema with ~2,000 properties nests deep enough to overflow the stack.
 const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true, logger: false });
+const TRIAL_WORDS = ['trial'];
 const cache = new Map<string, CheckedSchema>();
 let totalChars = 0;
 
@@ -40,7 +43,7 @@ export function checkSchema(schema: Readonly<Record<string, unknown>>): CheckedS
     return cached;
   }
   if (key.length > MAX_SCHEMA_CHARS) throw new InvalidSchema(`it must be at most ${MAX_SCHEMA_CHARS} characters of JSON`);
-  const checked: CheckedSchema = { validate: compile(schema), unsupported: findUnsupported(schema) };
+  const checked: CheckedSchema = { validate: compile(schema), unsupported: findUnsupported(schema) ?? endlessRecursion(schema) };
   while (cache.size > 0 && (cache.size >= MAX_ENTRIES || totalChars + key.length > MAX_TOTAL_CHARS)) {
     const oldest = cache.keys().next().value!;
     cache.delete(oldest);
@@ -49,6 +52,17 @@ export function checkSchema(schema: Readonly<Record<string, unknown>>): CheckedS
   cache.set(key, checked);
   totalChars += key.length;
   return checked;
+}
+
+// A schema whose $ref requires itself at every level has no finite value: found with one trial value.
+function endlessRecursion(schema: Readonly<Record<string, unknown>>): UnsupportedConstruct | null {
+  try {
+    valueFor(schema, { random: createRandom(1), words: TRIAL_WORDS });
+    return null;
+  } catch (error) {
+    if (error instanceof RangeError) return { construct: 'a $ref that requires itself without end', path: '' };
+    throw error;
+  }
 }
 
 function compile(schema: Readonly<Record<string, unknown>>): ValidateFunction {

@@ -39,7 +39,7 @@ class Generator {
     if (typeof s.$ref === 'string') return this.value(this.#resolve(s.$ref), depth + 1);
     if (s.const !== undefined) return s.const;
     if (Array.isArray(s.enum)) return this.#pick(s.enum);
-    if (Array.isArray(s.anyOf)) return this.value(this.#pick(s.anyOf), depth + 1);
+    if (Array.isArray(s.anyOf)) return this.value(this.#branch(s.anyOf, depth), depth + 1);
     switch (this.#type(s)) {
       case 'object':
         return this.#object(s, depth);
@@ -156,6 +156,15 @@ class Generator {
     if (ref === '#') return this.#root;
     const [, container, name] = ref.split('/');
     return (this.#root[container ?? ''] as Readonly<Record<string, unknown>> | undefined)?.[decodePointer(name ?? '')] ?? {};
+  }
+
+  /** Deep down, a branch that does not refer back is taken when there is one, so recursion ends. */
+  #branch(branches: readonly unknown[], depth: number): unknown {
+    if (depth >= SHALLOW_DEPTH) {
+      const leaf = branches.find((branch) => typeof branch !== 'object' || branch === null || !('$ref' in branch));
+      if (leaf !== undefined) return leaf;
+    }
+    return this.#pick(branches);
   }
 
   #pick(values: readonly unknown[]): unknown {

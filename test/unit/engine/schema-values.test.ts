@@ -98,6 +98,17 @@ describe('schema values (property)', () => {
     }
   });
 
+  it('ends recursion through $ref when the schema allows it (zod and openai write such trees)', () => {
+    const tree = {
+      type: 'object',
+      properties: { root: { $ref: '#/definitions/node' } },
+      required: ['root'],
+      definitions: { node: { type: 'object', properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/definitions/node' } }, parent: { anyOf: [{ $ref: '#/definitions/node' }, { type: 'null' }] } }, required: ['label', 'children'] } },
+    };
+    const validate = validatorFor(tree);
+    for (let seed = 0; seed < 50; seed++) expect(validate(valueFor(tree, { random: createRandom(seed), words: ['w'] }))).toBe(true);
+  });
+
   it('is deterministic per seed', () => {
     const schema = rootSchema(createRandom(7));
     const words = ['one', 'two', 'three'];

@@ -35,6 +35,13 @@ describe('checkStructure', () => {
     expect(checkStructure({ ...STRUCTURE, jsonSchema: { $ref: '#/nowhere' } })).toMatchObject({ code: 'invalid_value', param: 'response_format.json_schema.schema' });
   });
 
+  it('takes a recursive schema with a way out, and refuses one that requires itself without end', () => {
+    const tree = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } }, required: ['name', 'children'] };
+    expect(checkStructure({ ...STRUCTURE, jsonSchema: tree })).not.toHaveProperty('code');
+    const endless = { type: 'object', properties: { next: { $ref: '#' } }, required: ['next'] };
+    expect(checkStructure({ ...STRUCTURE, jsonSchema: endless })).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema' });
+  });
+
   it('refuses a schema larger than the cap before compiling it', () => {
     const properties: Record<string, unknown> = {};
     for (let index = 0; JSON.stringify(properties).length <= MAX_SCHEMA_CHARS; index++) properties[`property_${index}`] = { type: 'string' };
