@@ -3,6 +3,7 @@
 // validate. Annotations (title, description, default, examples, …) and keywords JSON Schema does not
 // define are ignored, as validators ignore them.
 
+import { runInNewContext } from 'node:vm';
 import { createRandom } from './prng.ts';
 import { valueFor } from './schema-values.ts';
 
@@ -24,7 +25,10 @@ const UNSUPPORTED_KEYWORDS = [
 ] as const;
 
 const PATTERN_SAMPLES = 8;
-const SAMPLE_WORDS = ['sample', 'value', 'word', 'text'];
+// As long as the engine's longest words (12 letters), so a slow pattern shows here first.
+const SAMPLE_WORDS = ['relationship', 'organization', 'information', 'development'];
+const PATTERN_DEADLINE_MS = 25;
+const PATTERN_TEST = `const r = new RegExp(pattern, 'u'); values.every((value) => r.test(value))`;
 
 const TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
 const LOCAL_REF = /^#(\/(\$defs|definitions)\/[^/]+)?$/;
@@ -63,21 +67,20 @@ function walk(schema: unknown, path: string, isRoot: boolean): UnsupportedConstr
 
 /**
  * A pattern is honoured only beside a format whose values match it (zod writes both for z.email(),
- * z.uuid(), …): a sample of generated values is tested once, when the schema is first seen.
+ * z.uuid(), …): a sample of generated values is tested once, when the schema is first seen. The
+ * client's regular expression runs under a deadline: one that backtracks without end on these values
+ * (`^(.+)+X$`) is refused, rather than left to hold the engine's thread when replies are validated.
  */
 function formatMatches(s: Schema): boolean {
   if (typeof s.pattern !== 'string' || typeof s.format !== 'string' || !SUPPORTED_FORMATS.has(s.format)) return false;
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(s.pattern, 'u');
-  } catch {
-    return false;
-  }
   const sample = { type: 'string', format: s.format };
-  for (let seed = 1; seed <= PATTERN_SAMPLES; seed++) {
-    if (!pattern.test(valueFor(sample, { random: createRandom(seed), words: SAMPLE_WORDS }) as string)) return false;
+  const values: string[] = [];
+  for (let seed = 1; seed <= PATTERN_SAMPLES; seed++) values.push(valueFor(sample, { random: createRandom(seed), words: SAMPLE_WORDS }) as string);
+  try {
+    return runInNewContext(PATTERN_TEST, { pattern: s.pattern, values }, { timeout: PATTERN_DEADLINE_MS }) === true;
+  } catch {
+    return false; // not a regular expression, or past the deadline
   }
-  return true;
 }
 
 function walkChildren(s: Schema, path: string): UnsupportedConstruct | null {

@@ -123,6 +123,9 @@ describe('schema values (property)', () => {
     // zod writes a pattern beside the format; the generated values match it.
     expect(findUnsupported({ type: 'string', format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' })).toBeNull();
     expect(findUnsupported({ type: 'string', format: 'email', pattern: '^[0-9]+$' })?.construct).toBe('pattern');
+    // One that backtracks without end on the format's values is refused under a deadline.
+    expect(findUnsupported({ type: 'string', format: 'uuid', pattern: '^(.+)+X$' })?.construct).toBe('pattern');
+    expect(findUnsupported({ type: 'string', format: 'uuid', pattern: '(' })?.construct).toBe('pattern');
   });
 
   it('keeps a property named __proto__ as an own property', () => {
