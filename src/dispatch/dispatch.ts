@@ -7,7 +7,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { localJson, streamLocal } from './local-completion.ts';
-import { checkSupport, engineStructure } from './structured-support.ts';
+import { engineStructure } from './structured-support.ts';
 import { sendToUpstreams, type UpstreamDispatchDeps } from './upstream-attempts.ts';
 
 export interface DispatchDeps extends UpstreamDispatchDeps {
@@ -42,7 +42,6 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 export async function dispatchCompletion(deps: DispatchDeps, completion: Completion): Promise<CompletionOutcome> {
   const { client, streamTo, request, model, publicModel, headers } = completion;
   const target = model.target;
-  if (request.structured !== null) checkSupport(request.structured, model);
   if (target.kind === 'upstreams') {
     const upstreamRequest = { client, streamTo, publicModel, body: request.body, includeUsage: request.includeUsage, headers };
     const outcome = await sendToUpstreams(deps, upstreamRequest, target.upstreams);

@@ -129,6 +129,16 @@ describe('relayed model: the supports switches', () => {
     expect(mock.requests).toHaveLength(1);
   });
 
+  it('refuses before the rate limiter: a refused request takes no request from the key', async () => {
+    const { key } = await gateway.createKey({ accountEmail: 'one-rpm@example.com', rpm: 1 });
+    const oneRpm = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const refused = await oneRpm.chat.completions.create({ model: 'up-text-only', messages: ASK, tools: TOOLS }).catch((e: unknown) => e);
+    expect((refused as APIError).code).toBe('unsupported_parameter');
+    await oneRpm.chat.completions.create({ model: 'up-text-only', messages: ASK });
+    const limited = await oneRpm.chat.completions.create({ model: 'up-text-only', messages: ASK }).catch((e: unknown) => e);
+    expect((limited as APIError).status).toBe(429);
+  });
+
   it('refuses content parts by default, and forwards them to a model that opts in', async () => {
     const parts = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'What is this?' }, { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }];
     expect(await refusal({ model: 'up', messages: parts })).toEqual({ status: 400, code: 'invalid_content', param: 'messages[0].content' });
