@@ -39,6 +39,11 @@ const model = {
     upstreams: { type: 'array', minItems: 1, items: upstream },
     route: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
     routePolicy: { enum: ['least-outstanding', 'first'] },
+    supports: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { tools: { type: 'boolean' }, responseFormat: { type: 'boolean' }, contentParts: { type: 'boolean' } },
+    },
   },
 } as const;
 
@@ -179,6 +184,7 @@ export interface ModelFile {
   upstreams?: UpstreamFile[];
   route?: string[];
   routePolicy?: 'least-outstanding' | 'first';
+  supports?: { tools?: boolean; responseFormat?: boolean; contentParts?: boolean };
 }
 export interface DashboardFile {
   enabled?: boolean;

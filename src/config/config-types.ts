@@ -48,6 +48,19 @@ export interface RouteTarget {
 
 export type ModelTarget = LocalTarget | UpstreamTarget | RouteTarget;
 
+/**
+ * What the model's server honours beyond plain chat (the file's `supports`): the gateway refuses the
+ * rest with `unsupported_parameter` instead of passing it on to fail there.
+ */
+export interface ModelSupport {
+  /** `tools`, `tool_choice`, `parallel_tool_calls` and tool turns in `messages`. Default true. */
+  readonly tools: boolean;
+  /** `response_format` of type `json_object` or `json_schema`. Default true. */
+  readonly responseFormat: boolean;
+  /** Message content as a list of text and image parts (vision servers). Default false: content is a string. */
+  readonly contentParts: boolean;
+}
+
 export interface ModelConfig {
   readonly id: string;
   readonly ownedBy: string;
@@ -58,6 +71,8 @@ export interface ModelConfig {
   readonly maxOutputTokens: number;
   /** Completion tokens reserved against the token limit when a request gives no max_tokens. */
   readonly defaultMaxTokens: number;
+  /** For a route, the defaults: each request is checked against the model that serves it. */
+  readonly supports: ModelSupport;
   readonly target: ModelTarget;
 }
 

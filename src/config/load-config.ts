@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
-import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
+import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
 import { DEFAULT_DASHBOARD, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
@@ -196,8 +196,16 @@ function buildModel(id: string, file: ModelFile, ids: Set<string>): ModelConfig 
     contextTokens,
     maxOutputTokens,
     defaultMaxTokens,
+    supports: buildSupport(where, file),
     target: buildTarget(where, id, file, ids),
   };
+}
+
+function buildSupport(where: string, file: ModelFile): ModelSupport {
+  const supports = file.supports ?? {};
+  if (file.route !== undefined && file.supports !== undefined) throw new ConfigError(`MUNJA_CONFIG: ${where}.supports applies to the models a route serves, not to the route`);
+  if (file.local !== undefined && supports.contentParts === true) throw new ConfigError(`MUNJA_CONFIG: ${where}.supports.contentParts needs an upstream model: the local engine reads text only`);
+  return { tools: supports.tools ?? true, responseFormat: supports.responseFormat ?? true, contentParts: supports.contentParts ?? false };
 }
 
 function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string>): ModelTarget {

@@ -14,6 +14,7 @@ import { estimatePromptTokens } from '../tokens/estimate-tokens.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { type CompletionOutcome, type DispatchDeps, dispatchCompletion } from './dispatch.ts';
 import type { KeyInFlight } from './key-in-flight.ts';
+import { checkSupport } from './structured-support.ts';
 
 export interface CompletionServiceDeps {
   readonly catalog: ModelCatalog;
@@ -56,6 +57,8 @@ export async function admitCompletion(deps: CompletionServiceDeps, principal: Pr
 async function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null): Promise<AdmittedCompletion> {
   const resolved = resolveModel(deps.catalog, principal, request.model);
   const model = deps.routes.serve(resolved);
+  // Before the limiter: a request the model cannot honour takes no slot and is not billed.
+  if (request.structured !== null) checkSupport(request.structured, model);
   const maxTokens = checkMaxTokens(request, model);
   // The local engine's context is checked here with its own tokenizer; an upstream checks its own.
   const local = model.target.kind === 'local';

@@ -7,6 +7,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { localJson, streamLocal } from './local-completion.ts';
+import { engineStructure } from './structured-support.ts';
 import { sendToUpstreams, type UpstreamDispatchDeps } from './upstream-attempts.ts';
 
 export interface DispatchDeps extends UpstreamDispatchDeps {
@@ -58,6 +59,7 @@ export async function dispatchCompletion(deps: DispatchDeps, completion: Complet
 
 async function runLocal(deps: DispatchDeps, completion: Completion, language: 'en' | 'hr', latency: LatencyProfile): Promise<CompletionOutcome> {
   const { client, streamTo, request, publicModel, headers } = completion;
+  const structure = request.structured === null ? undefined : engineStructure(request.structured);
   const result = await deps.engine.generate({
     messages: request.messages,
     language,
@@ -67,10 +69,12 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
     maxTokens: completion.maxTokens,
     n: request.n,
     stop: request.stop,
+    structure,
   });
+  if (result.refusal !== undefined) throw new ApiError(result.refusal.code, { param: result.refusal.param, message: result.refusal.message });
   if (client.trace?.recording) client.trace.addFinishReasons(result.choices.map((choice) => choice.finishReason));
   if (streamTo !== null) {
-    const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, headers });
+    const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, structured: structure !== undefined, headers });
     return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };
   }
   const json = await localJson(client, publicModel, latency, result);

@@ -2,7 +2,7 @@
 // whole generation time, or an SSE stream token by token (paced, with backpressure). Both resolve
 // with the completion tokens that reached the client, which is what gets billed when it leaves early.
 import type { LatencyProfile } from '../config/config-types.ts';
-import type { EngineResult } from '../engine/engine-types.ts';
+import type { EngineChoice, EngineResult } from '../engine/engine-types.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { ChatChunks } from '../streaming/chat-chunks.ts';
 import { completionId } from '../streaming/completion-id.ts';
@@ -15,6 +15,8 @@ export interface LocalStreamDelivery {
   readonly includeUsage: boolean;
   readonly latency: LatencyProfile;
   readonly result: EngineResult;
+  /** The request had tools or a response format: its choices may call tools. */
+  readonly structured: boolean;
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -52,7 +54,7 @@ export function localJson(client: Abortable, model: string, latency: LatencyProf
     system_fingerprint: null,
     choices: result.choices.map((choice, index) => ({
       index,
-      message: { role: 'assistant', content: choice.pieces.join(''), refusal: null },
+      message: messageOf(choice),
       logprobs: null,
       finish_reason: choice.finishReason,
     })),
@@ -73,10 +75,33 @@ export function localJson(client: Abortable, model: string, latency: LatencyProf
   });
 }
 
+function messageOf(choice: EngineChoice): Record<string, unknown> {
+  if (choice.toolCalls === undefined) return { role: 'assistant', content: choice.pieces.join(''), refusal: null };
+  return {
+    role: 'assistant',
+    content: null,
+    refusal: null,
+    tool_calls: choice.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentPieces.join('') } })),
+  };
+}
+
+/** A tool-calling choice's stream, one event per step: each call's id and name, then its argument fragments. */
+function toolCallEvents(chunks: ChatChunks, index: number, choice: EngineChoice): string[] | null {
+  if (choice.toolCalls === undefined) return null;
+  const events: string[] = [];
+  choice.toolCalls.forEach((call, callIndex) => {
+    events.push(frame(chunks.toolCall(index, callIndex, call.id, call.name)));
+    for (const fragment of call.argumentPieces) events.push(frame(chunks.toolArguments(index, callIndex, fragment)));
+  });
+  return events;
+}
+
 class LocalStream {
   readonly #delivery: LocalStreamDelivery;
   readonly #writer: SseWriter;
   readonly #chunks: ChatChunks;
+  /** Per choice: its events when it calls tools, else null (its steps are its pieces). */
+  readonly #toolEvents: (string[] | null)[] | null = null;
   readonly #steps: number;
   readonly #perTick: number;
   readonly #tickMs: number;
@@ -88,7 +113,9 @@ class LocalStream {
     this.#delivery = delivery;
     this.#writer = new SseWriter(delivery.ctx);
     this.#chunks = new ChatChunks(completionId(), Math.floor(Date.now() / 1000), delivery.model, delivery.includeUsage);
-    this.#steps = Math.max(1, ...delivery.result.choices.map((choice) => choice.pieces.length));
+    const { choices } = delivery.result;
+    if (delivery.structured && choices.some((choice) => choice.toolCalls !== undefined)) this.#toolEvents = choices.map((choice, index) => toolCallEvents(this.#chunks, index, choice));
+    this.#steps = Math.max(1, ...choices.map((choice, index) => this.#stepsOf(choice, index)));
     const { tokensPerSecond } = delivery.latency;
     const intervalMs = tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0;
     this.#perTick = intervalMs === 0 ? this.#steps : Math.max(1, Math.ceil(MIN_TICK_MS / intervalMs));
@@ -105,8 +132,14 @@ class LocalStream {
     });
   }
 
+  #stepsOf(choice: EngineChoice, index: number): number {
+    return this.#toolEvents?.[index]?.length ?? choice.pieces.length;
+  }
+
   #start(): void {
-    const events = frame(this.#chunks.role(this.#delivery.result.choices.length)) + this.#nextEvents();
+    const { choices } = this.#delivery.result;
+    const callsTools = this.#toolEvents?.map((events) => events !== null);
+    const events = frame(this.#chunks.role(choices.length, callsTools)) + this.#nextEvents();
     const writable = this.#writer.open(this.#delivery.headers, events);
     this.#continue(writable);
   }
@@ -135,9 +168,13 @@ class LocalStream {
     for (; this.#step < end; this.#step++) {
       for (let index = 0; index < choices.length; index++) {
         const choice = choices[index]!;
-        const piece = choice.pieces[this.#step];
-        if (piece !== undefined) events += frame(this.#chunks.content(index, piece));
-        if (this.#step === Math.max(1, choice.pieces.length) - 1) events += frame(this.#chunks.finish(index, choice.finishReason));
+        const toolEvents = this.#toolEvents?.[index];
+        if (toolEvents != null) events += toolEvents[this.#step] ?? '';
+        else {
+          const piece = choice.pieces[this.#step];
+          if (piece !== undefined) events += frame(this.#chunks.content(index, piece));
+        }
+        if (this.#step === Math.max(1, this.#stepsOf(choice, index)) - 1) events += frame(this.#chunks.finish(index, choice.finishReason));
       }
     }
     return events;
@@ -156,10 +193,10 @@ class LocalStream {
   #stop(): void {
     if (this.#timer) clearTimeout(this.#timer);
     let delivered = 0;
-    for (const choice of this.#delivery.result.choices) {
-      const sent = Math.min(this.#step, choice.pieces.length);
-      delivered += choice.pieces.length === 0 ? 0 : Math.round((choice.completionTokens * sent) / choice.pieces.length);
-    }
+    this.#delivery.result.choices.forEach((choice, index) => {
+      const steps = this.#stepsOf(choice, index);
+      delivered += steps === 0 ? 0 : Math.round((choice.completionTokens * Math.min(this.#step, steps)) / steps);
+    });
     this.#resolve(delivered);
   }
 }

@@ -2,6 +2,8 @@
 import { countPromptTokens, splitIntoPieces } from '../tokens/count-tokens.ts';
 import type { EngineChoice, EngineMessage, EngineResult, EngineTask } from './engine-types.ts';
 import { createRandom, hashText, mixSeed, randomSeed, seedHalves } from './prng.ts';
+import { checkOutput, checkStructure } from './structured-check.ts';
+import { callsTools, jsonText, type StructuredTurn, toolCallChoice } from './structured-reply.ts';
 import { composeReply } from './text-composer.ts';
 import { cumulativeWeights } from './word-sampler.ts';
 import { languageTables, type LanguageTables } from './word-tables.ts';
@@ -23,8 +25,17 @@ interface ChoiceShape {
  * re-counting a prompt the caller has already counted.
  */
 export function generate(task: EngineTask, knownPromptTokens?: number): EngineResult {
-  const promptHash = hashMessages(task.messages);
   const promptTokens = knownPromptTokens ?? countPromptTokens(task.messages);
+  if (task.structure === undefined) return { promptTokens, choices: generateChoices(task) };
+  const checked = checkStructure(task.structure);
+  if ('code' in checked) return { promptTokens, choices: [], refusal: checked };
+  const choices = generateChoices(task);
+  checkOutput(choices, checked, task.stop);
+  return { promptTokens, choices };
+}
+
+function generateChoices(task: EngineTask): EngineChoice[] {
+  const promptHash = hashMessages(task.messages);
   const tables = languageTables(task.language);
   const shape: ChoiceShape = {
     tables,
@@ -44,11 +55,16 @@ export function generate(task: EngineTask, knownPromptTokens?: number): EngineRe
       choices.push(generateChoice(task, shape, mixSeed(promptHash, seedLow, seedHigh, index)));
     }
   }
-  return { promptTokens, choices };
+  return choices;
 }
 
 function generateChoice(task: EngineTask, shape: ChoiceShape, seed: number): EngineChoice {
   const random = createRandom(seed);
+  if (task.structure !== undefined) {
+    const turn: StructuredTurn = { structure: task.structure, random, words: shape.tables.contentPool.words, maxTokens: task.maxTokens };
+    if (callsTools(turn)) return toolCallChoice(turn);
+    if (task.structure.json) return textChoice(jsonText(turn), task.stop, task.maxTokens);
+  }
   const targetTokens =
     MIN_REPLY_TOKENS + (shape.promptHash % PROMPT_LENGTH_SPREAD) + Math.floor(random() * RANDOM_LENGTH_SPREAD);
   let longestStop = 0;
@@ -67,14 +83,17 @@ function generateChoice(task: EngineTask, shape: ChoiceShape, seed: number): Eng
 
   if (longestStop > 0) {
     const text = reply.pieces.join('');
-    const stopAt = firstStop(text, task.stop);
-    if (stopAt !== -1) {
-      const { pieces, tokenCount, truncated } = splitIntoPieces(text.slice(0, stopAt), task.maxTokens);
-      return { pieces, finishReason: truncated ? 'length' : 'stop', completionTokens: tokenCount };
-    }
+    if (firstStop(text, task.stop) !== -1) return textChoice(text, task.stop, task.maxTokens);
   }
   if (reply.cut === null) return { pieces: reply.pieces, finishReason: 'stop', completionTokens: reply.tokens };
   return { pieces: reply.pieces.slice(0, reply.cut.pieces), finishReason: 'length', completionTokens: reply.cut.tokens };
+}
+
+/** Text cut at the first stop sequence and at max_tokens. */
+function textChoice(text: string, stops: readonly string[], maxTokens: number): EngineChoice {
+  const stopAt = firstStop(text, stops);
+  const { pieces, tokenCount, truncated } = splitIntoPieces(stopAt === -1 ? text : text.slice(0, stopAt), maxTokens);
+  return { pieces, finishReason: truncated ? 'length' : 'stop', completionTokens: tokenCount };
 }
 
 function firstStop(text: string, stops: readonly string[]): number {

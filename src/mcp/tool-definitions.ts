@@ -23,8 +23,21 @@ const chatCompletionOutput: OutputSchema = {
   properties: {
     text: { type: 'string', description: 'The assistant reply (the same as the text content).' },
     model: { type: 'string', description: 'The model id that was asked for.' },
-    finish_reason: { type: 'string', description: '"stop" when the reply ended naturally, "length" when max_tokens cut it short.' },
+    finish_reason: { type: 'string', description: '"stop" when the reply ended naturally, "length" when max_tokens cut it short, "tool_calls" when the model calls tools.' },
     usage: usageSchema,
+    tool_calls: {
+      type: 'array',
+      description: 'The tools the model calls (when finish_reason is "tool_calls"): answer each with a message of role "tool" carrying its id as tool_call_id.',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          type: { type: 'string', const: 'function' },
+          function: { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'string', description: 'JSON text.' } }, required: ['name', 'arguments'] },
+        },
+        required: ['id', 'type', 'function'],
+      },
+    },
   },
   required: ['text', 'model', 'finish_reason', 'usage'],
 };
@@ -49,13 +62,42 @@ const listModelsOutput: OutputSchema = {
   required: ['models'],
 };
 
+const toolCallSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string', const: 'function' },
+    function: { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'string' } }, required: ['name', 'arguments'] },
+  },
+  required: ['id', 'type', 'function'],
+} as const;
+
 const messageSchema = {
   type: 'object',
   properties: {
-    role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant'] },
-    content: { type: 'string' },
+    role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
+    content: { type: ['string', 'null'], description: 'The text; null only on an assistant message with tool_calls.' },
+    tool_calls: { type: 'array', items: toolCallSchema, description: 'On an assistant message: the calls it made (as a previous result returned them).' },
+    tool_call_id: { type: 'string', description: 'On a tool message: the id of the call it answers.' },
   },
-  required: ['role', 'content'],
+  required: ['role'],
+} as const;
+
+const functionToolSchema = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', const: 'function' },
+    function: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+        description: { type: 'string' },
+        parameters: { type: 'object', description: 'A JSON Schema of the arguments.' },
+      },
+      required: ['name'],
+    },
+  },
+  required: ['type', 'function'],
 } as const;
 
 /** The tools, with `model` limited to the ids this key may use. */
@@ -68,6 +110,7 @@ export function toolDefinitions(modelIds: readonly string[]): Tool[] {
         'Generates an assistant reply with one of the models of this Munja service, exactly as POST /v1/chat/completions does. ' +
         'Give either `prompt` (a single user message) or `messages` (a conversation, oldest first, optionally starting with a system message). ' +
         'Returns the reply text; the structured result adds the model, finish_reason ("length" means max_tokens cut the reply short) and token usage. ' +
+        'With `tools`, the model may call them instead: the result then lists tool_calls, and the next call sends the conversation back with that assistant message and one "tool" message per call. ' +
         "Each call counts against this key's rate limits and token usage. Call list_models to see the models and their limits.",
       inputSchema: {
         type: 'object',
@@ -77,6 +120,17 @@ export function toolDefinitions(modelIds: readonly string[]): Tool[] {
           messages: { type: 'array', minItems: 1, items: messageSchema, description: 'The conversation so far, oldest first. Give this or `prompt`, not both.' },
           temperature: { type: 'number', minimum: 0, maximum: 2, description: 'Sampling temperature, 0–2: lower is more deterministic. Default 1.' },
           max_tokens: { type: 'integer', minimum: 1, description: "Upper bound on the reply's length in tokens; at most the model's max_output_tokens." },
+          seed: { type: 'integer', description: 'The same seed and request give the same reply (on the built-in engine).' },
+          tools: { type: 'array', items: functionToolSchema, description: 'Functions the model may call, as in the OpenAI Chat Completions API.' },
+          tool_choice: {
+            description: '"auto" (default with tools), "none", "required", or {"type": "function", "function": {"name": …}}.',
+            anyOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, { type: 'object' }],
+          },
+          parallel_tool_calls: { type: 'boolean', description: 'Whether the model may call several tools at once. Default true.' },
+          response_format: {
+            type: 'object',
+            description: '{"type": "json_object"} for a JSON object, or {"type": "json_schema", "json_schema": {"name": …, "schema": {…}}} for JSON valid against a schema.',
+          },
         },
         required: ['model'],
         additionalProperties: false,

@@ -14,14 +14,25 @@ export class ChatChunks {
     this.#usageHead = `${this.#head}],"usage":`;
   }
 
-  /** The first chunk: the role, once per choice. */
-  role(choices: number): string {
+  /** The first chunk: the role, once per choice; `callsTools[i]`: choice i calls tools, so its content is null. */
+  role(choices: number, callsTools?: readonly boolean[]): string {
     let body = '';
     for (let index = 0; index < choices; index++) {
       if (index > 0) body += ',';
-      body += `{"index":${index},"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}`;
+      const content = callsTools?.[index] === true ? 'null' : '""';
+      body += `{"index":${index},"delta":{"role":"assistant","content":${content}},"logprobs":null,"finish_reason":null}`;
     }
     return this.#head + body + this.#tail;
+  }
+
+  /** A tool call's first chunk, as OpenAI sends it: its index, id and name, and empty arguments. */
+  toolCall(index: number, call: number, id: string, name: string): string {
+    return `${this.#head}{"index":${index},"delta":{"tool_calls":[{"index":${call},"id":${JSON.stringify(id)},"type":"function","function":{"name":${JSON.stringify(name)},"arguments":""}}]},"logprobs":null,"finish_reason":null}${this.#tail}`;
+  }
+
+  /** A fragment of a tool call's arguments. */
+  toolArguments(index: number, call: number, fragment: string): string {
+    return `${this.#head}{"index":${index},"delta":{"tool_calls":[{"index":${call},"function":{"arguments":${JSON.stringify(fragment)}}}]},"logprobs":null,"finish_reason":null}${this.#tail}`;
   }
 
   content(index: number, text: string): string {

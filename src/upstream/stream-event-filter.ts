@@ -20,6 +20,7 @@ const ERROR_KEY = Buffer.from('"error":');
 const MODEL_NAME = Buffer.from('"model"');
 const USAGE_NAME = Buffer.from('"usage"');
 const CONTENT_NAME = Buffer.from('"content"');
+const ARGUMENTS_NAME = Buffer.from('"arguments"');
 const [QUOTE, COLON, SPACE, OPEN_BRACE] = [34, 58, 32, 123];
 
 const modelFields = new Map<string, Buffer>();
@@ -50,9 +51,10 @@ export class StreamEventFilter {
   #modelEnd = -1;
   #usageAt = -1;
   #contentAt = -1;
+  #argumentsAt = -1;
   readonly #forwardUsage: boolean;
   usage: StreamUsage | null = null;
-  /** Content deltas seen: the completion-token estimate when the stream ends without usage. */
+  /** Content and tool-argument deltas seen: the completion-token estimate when the stream ends without usage. */
   contentEvents = 0;
   sawDone = false;
   upstreamError: ApiError | null = null;
@@ -79,9 +81,10 @@ export class StreamEventFilter {
     if (this.#usageAt !== -1 && event[valueAt(event, this.#usageAt + USAGE_NAME.length)] === OPEN_BRACE) {
       const onlyUsage = this.#readUsage(event, payloadAt);
       if (onlyUsage && !this.#forwardUsage) return;
-    } else if (this.#contentAt !== -1) {
-      const value = valueAt(event, this.#contentAt + CONTENT_NAME.length);
-      if (event[value] === QUOTE && event[value + 1] !== QUOTE) this.contentEvents++;
+    } else if (this.#contentAt !== -1 && isText(event, valueAt(event, this.#contentAt + CONTENT_NAME.length))) {
+      this.contentEvents++;
+    } else if (this.#argumentsAt !== -1 && isText(event, valueAt(event, this.#argumentsAt + ARGUMENTS_NAME.length))) {
+      this.contentEvents++;
     }
     if (this.#modelAt === -1) return void out.push(event);
     out.push(event.subarray(0, this.#modelAt), this.#modelReplacement, event.subarray(this.#modelEnd));
@@ -97,6 +100,7 @@ export class StreamEventFilter {
     let modelAt = -1;
     let usageAt = -1;
     let contentAt = -1;
+    let argumentsAt = -1;
     for (let at = from; at < event.length; at++) {
       if (event[at] !== QUOTE) continue;
       const initial = event[at + 1];
@@ -104,6 +108,8 @@ export class StreamEventFilter {
         if (usageAt === -1 && isKey(event, at, USAGE_NAME)) usageAt = at;
       } else if (initial === 99 /* c */) {
         if (contentAt === -1 && isKey(event, at, CONTENT_NAME)) contentAt = at;
+      } else if (initial === 97 /* a */) {
+        if (argumentsAt === -1 && isKey(event, at, ARGUMENTS_NAME)) argumentsAt = at;
       } else if (initial === 109 /* m */ && modelAt === -1 && upstreamModel !== null && isKey(event, at, MODEL_NAME)) {
         const value = valueAt(event, at + MODEL_NAME.length);
         if (bytesAt(event, value, upstreamModel)) {
@@ -115,6 +121,7 @@ export class StreamEventFilter {
     this.#modelAt = modelAt;
     this.#usageAt = usageAt;
     this.#contentAt = contentAt;
+    this.#argumentsAt = argumentsAt;
   }
 
   #startsWithKey(event: Buffer, payloadAt: number, key: Buffer): boolean {
@@ -146,6 +153,11 @@ export class StreamEventFilter {
     return Buffer.from(`data: ${JSON.stringify(this.upstreamError)}\n\n`);
   }
 
+}
+
+/** A non-empty string value begins at `at`. */
+function isText(event: Buffer, at: number): boolean {
+  return event[at] === QUOTE && event[at + 1] !== QUOTE;
 }
 
 /** `name` (with its quotes) at `at`, then a colon: a key. */

@@ -7,6 +7,7 @@ const TOOL_NAME_PATTERN = '^[a-zA-Z0-9_-]{1,64}$';
 
 export const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant'] as const;
 
+// The plain message: string content. Requests made only of these are checked by this schema alone.
 const MESSAGE_SCHEMA = {
   type: 'object',
   required: ['role', 'content'],
@@ -16,6 +17,55 @@ const MESSAGE_SCHEMA = {
     content: { type: 'string' },
     name: { type: 'string', minLength: 1, maxLength: 64 },
     refusal: { type: 'null' },
+  },
+} as const;
+
+const TOOL_CALL_SCHEMA = {
+  type: 'object',
+  required: ['id', 'type', 'function'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 256 },
+    type: { type: 'string', const: 'function' },
+    function: {
+      type: 'object',
+      required: ['name', 'arguments'],
+      additionalProperties: false,
+      properties: { name: { type: 'string', pattern: TOOL_NAME_PATTERN }, arguments: { type: 'string' } },
+    },
+  },
+} as const;
+
+const CONTENT_PART_SCHEMA = {
+  type: 'object',
+  required: ['type'],
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', enum: ['text', 'image_url'] },
+    text: { type: 'string' },
+    image_url: {
+      type: 'object',
+      required: ['url'],
+      additionalProperties: false,
+      properties: { url: { type: 'string', minLength: 1 }, detail: { type: 'string', enum: ['auto', 'low', 'high'] } },
+    },
+  },
+} as const;
+
+// Every message shape OpenAI's interface has for text and tools: the tool turn (`role: "tool"`), an
+// assistant turn carrying `tool_calls` (content may then be null), and content-part arrays (which
+// only models that opt in accept). The rules between fields are checked in conversation-rules.ts.
+const ANY_MESSAGE_SCHEMA = {
+  type: 'object',
+  required: ['role'],
+  additionalProperties: false,
+  properties: {
+    role: { type: 'string', enum: [...MESSAGE_ROLES, 'tool'] },
+    content: { type: ['string', 'null', 'array'], maxItems: 1024, items: CONTENT_PART_SCHEMA },
+    name: { type: 'string', minLength: 1, maxLength: 64 },
+    refusal: { type: 'null' },
+    tool_calls: { type: 'array', minItems: 1, maxItems: 128, items: TOOL_CALL_SCHEMA },
+    tool_call_id: { type: 'string', minLength: 1, maxLength: 256 },
   },
 } as const;
 
@@ -146,5 +196,14 @@ export const CHAT_REQUEST_SCHEMA = {
     modalities: { type: ['array', 'null'], maxItems: 2, uniqueItems: true, items: { type: 'string', enum: ['text', 'audio'] } },
     verbosity: { type: ['string', 'null'], enum: ['low', 'medium', 'high', null] },
     prediction: PREDICTION_SCHEMA,
+  },
+} as const;
+
+/** The same body with every message shape: checked only when the plain schema refuses a body. */
+export const ANY_CHAT_REQUEST_SCHEMA = {
+  ...CHAT_REQUEST_SCHEMA,
+  properties: {
+    ...CHAT_REQUEST_SCHEMA.properties,
+    messages: { ...CHAT_REQUEST_SCHEMA.properties.messages, items: ANY_MESSAGE_SCHEMA },
   },
 } as const;

@@ -1,14 +1,29 @@
 // The chat completion request after validation. `null` on an optional field means "not given",
 // as in OpenAI's API; the shapes mirror chat-request-schema.ts.
 
-export type ChatRole = 'system' | 'developer' | 'user' | 'assistant';
+import type { PromptMessage } from '../tokens/count-tokens.ts';
+
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+export type ChatContentPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image_url'; readonly image_url: { readonly url: string; readonly detail?: 'auto' | 'low' | 'high' } };
+
+export interface ChatToolCall {
+  readonly id: string;
+  readonly type: 'function';
+  readonly function: { readonly name: string; readonly arguments: string };
+}
 
 export interface ChatMessage {
   readonly role: ChatRole;
-  readonly content: string;
+  /** A string, except: null on an assistant turn with tool_calls; parts for models that opt in. */
+  readonly content?: string | null | readonly ChatContentPart[];
   readonly name?: string;
   /** Only `null` is accepted: clients echo a previous reply back with `refusal: null`. */
   readonly refusal?: null;
+  readonly tool_calls?: readonly ChatToolCall[];
+  readonly tool_call_id?: string;
 }
 
 export interface ChatFunctionTool {
@@ -72,11 +87,32 @@ export interface ChatRequestBody {
   readonly prediction?: ChatPrediction | null;
 }
 
+/**
+ * What a request asks beyond plain text: tools, a response format, tool turns, content parts.
+ * Null on a plain request, so that one costs nothing for it.
+ */
+export interface StructuredRequest {
+  readonly tools: readonly ChatFunctionTool[];
+  /** `auto` when tools are given without a choice, `none` without tools. */
+  readonly toolChoice: ChatToolChoice;
+  readonly parallelToolCalls: boolean;
+  /** `json_object` or `json_schema`; null for text. */
+  readonly responseFormat: ChatResponseFormat | null;
+  /** The first message with content parts, or -1. */
+  readonly contentPartsAt: number;
+  /** The first message with tool_calls or role `tool`, or -1. */
+  readonly toolHistoryAt: number;
+  /** The conversation ends with tool results: the model's turn follows a tool call. */
+  readonly endsWithToolResult: boolean;
+}
+
 /** A validated request: the original body plus the normalised values the gateway acts on. */
 export interface ChatRequest {
   readonly body: ChatRequestBody;
   readonly model: string;
-  readonly messages: readonly ChatMessage[];
+  /** The messages as text, for token counts and the local engine: `body.messages` on a plain request. */
+  readonly messages: readonly PromptMessage[];
+  readonly structured: StructuredRequest | null;
   readonly stream: boolean;
   /** `stream_options.include_usage`; only ever true when `stream` is. */
   readonly includeUsage: boolean;

@@ -1,26 +1,37 @@
 import { Ajv } from 'ajv';
 import { ApiError } from '../errors/api-error.ts';
+import { promptMessagesOf } from '../tokens/prompt-messages.ts';
 import type { ChatRequest, ChatRequestBody } from './chat-request.ts';
-import { CHAT_REQUEST_SCHEMA } from './chat-request-schema.ts';
+import { ANY_CHAT_REQUEST_SCHEMA, CHAT_REQUEST_SCHEMA } from './chat-request-schema.ts';
+import { checkConversation, type ConversationShape } from './conversation-rules.ts';
 import { mapAjvError } from './map-ajv-error.ts';
+import { structuredRequest } from './structured-request.ts';
 
 // Compiled once at module load. strict also sets strictNumbers (NaN/Infinity fail `number`);
 // union types (`['number', 'null']`) must be allowed explicitly under strict. `verbose` keeps
 // `parentSchema` on errors so messages can quote both bounds of a range; it costs nothing
 // on valid requests. No coercion, defaults or removeAdditional: the body is never rewritten.
-const validateBody = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true }).compile<ChatRequestBody>(CHAT_REQUEST_SCHEMA);
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true });
+const validatePlainBody = ajv.compile<ChatRequestBody>(CHAT_REQUEST_SCHEMA);
+// Tool turns and content parts: tried only when the plain schema refuses a body, so a plain request
+// costs what it did before tools existed; its errors are the ones clients see.
+const validateAnyBody = ajv.compile<ChatRequestBody>(ANY_CHAT_REQUEST_SCHEMA);
 
 const NO_STOP: readonly string[] = Object.freeze([]);
 
 /** A parsed JSON value → a validated ChatRequest, or the first problem as an ApiError (400). */
 export function validateChatRequest(value: unknown): ChatRequest {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError('invalid_body');
-  if (!validateBody(value)) {
-    const error = validateBody.errors?.[0];
-    throw error === undefined ? new ApiError('invalid_body') : mapAjvError(error, value);
+  let conversation: ConversationShape | null = null;
+  if (!validatePlainBody(value)) {
+    if (!validateAnyBody(value)) {
+      const error = validateAnyBody.errors?.[0];
+      throw error === undefined ? new ApiError('invalid_body') : mapAjvError(error, value);
+    }
+    conversation = checkConversation(value.messages);
   }
   checkFieldCombinations(value);
-  return normalise(value);
+  return normalise(value, conversation);
 }
 
 /** Rules between fields, which JSON Schema draft-07 expresses poorly. */
@@ -44,12 +55,15 @@ function checkFieldCombinations(body: ChatRequestBody): void {
   }
 }
 
-function normalise(body: ChatRequestBody): ChatRequest {
+function normalise(body: ChatRequestBody, conversation: ConversationShape | null): ChatRequest {
   const stop = body.stop;
+  const structured = structuredRequest(body, conversation);
   return {
     body,
     model: body.model,
-    messages: body.messages,
+    // A plain body's messages are already text (the plain schema saw to it).
+    messages: structured === null ? (body.messages as ChatRequest['messages']) : promptMessagesOf(body),
+    structured,
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? null,

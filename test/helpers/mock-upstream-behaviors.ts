@@ -9,6 +9,7 @@ import {
   type UpstreamErrorStatus,
   usageOf,
 } from './mock-upstream-vllm.ts';
+import { runStructuredReply, wantsStructuredReply } from './mock-upstream-tools.ts';
 
 /** How a stream's content chunks look and how fast they come. */
 export interface StreamShape {
@@ -43,9 +44,11 @@ export type Behavior =
   | ({ readonly kind: 'hang'; readonly afterChunks?: number } & StreamShape)
   | { readonly kind: 'status'; readonly status: UpstreamErrorStatus; readonly message?: string; readonly retryAfter?: string }
   /** 200, content-type application/json, a body that is not JSON. */
-  | { readonly kind: 'garbage' };
+  | { readonly kind: 'garbage' }
+  /** A tool call or JSON content, from the request's tools and response_format (mock-upstream-tools.ts). */
+  | { readonly kind: 'structured' };
 
-const KINDS = new Set<string>(['json', 'stream', 'fail-mid-stream', 'reset', 'hang', 'status', 'garbage']);
+const KINDS = new Set<string>(['json', 'stream', 'fail-mid-stream', 'reset', 'hang', 'status', 'garbage', 'structured']);
 const SCRIPT_PREFIX = 'mock:';
 const DEFAULT_PROMPT_TOKENS = 10;
 
@@ -85,8 +88,9 @@ export function scriptedBehavior(body: ChatRequestBody): Behavior | { error: str
   }
 }
 
-/** What a real server would do: stream when asked to. */
+/** What a real server would do: call tools or answer in JSON when asked to, stream when asked to. */
 export function naturalBehavior(body: ChatRequestBody): Behavior {
+  if (wantsStructuredReply(body)) return { kind: 'structured' };
   return body.stream === true ? { kind: 'stream', chunks: 3 } : { kind: 'json' };
 }
 
@@ -109,6 +113,8 @@ export async function runBehavior(behavior: Behavior, body: ChatRequestBody, cha
       channel.sendJson(behavior.status, errorBody(behavior.status, message), errorHeaders);
       return;
     }
+    case 'structured':
+      return runStructuredReply(body, channel, headers);
     case 'garbage':
       channel.sendJson(200, '{"id":"chatcmpl-truncated","object":"chat.compl', headers);
       return;

@@ -102,6 +102,28 @@ describe('MCP over the SDK client', () => {
     expect(structured).toMatchObject({ model: 'auto', finish_reason: 'length', usage: { completion_tokens: 3 } });
   });
 
+  it('chat_completion with tools: the calls as structured content, then the follow-up turn answers in text', async () => {
+    const client = await connect();
+    await client.listTools();
+    const tools = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] } } }];
+    const messages: Record<string, unknown>[] = [{ role: 'user', content: 'What time is it?' }];
+    const first = await callTool(client, 'chat_completion', { model: 'fast', messages, tools, tool_choice: 'required', seed: 1 });
+    expect(first.isError).toBeFalsy();
+    const structured = first.structuredContent as { finish_reason: string; tool_calls: { id: string; function: { name: string; arguments: string } }[] };
+    expect(structured.finish_reason).toBe('tool_calls');
+    expect(JSON.parse(textOf(first))).toEqual({ tool_calls: structured.tool_calls });
+    expect(typeof JSON.parse(structured.tool_calls[0]!.function.arguments).zone).toBe('string');
+
+    messages.push({ role: 'assistant', content: null, tool_calls: structured.tool_calls });
+    for (const call of structured.tool_calls) messages.push({ role: 'tool', tool_call_id: call.id, content: '12:00' });
+    const second = await callTool(client, 'chat_completion', { model: 'fast', messages, tools, seed: 1 });
+    expect(second.structuredContent).toMatchObject({ finish_reason: 'stop' });
+    expect(textOf(second).length).toBeGreaterThan(0);
+
+    const json = await callTool(client, 'chat_completion', { model: 'fast', prompt: 'JSON please', response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } } });
+    expect(Number.isInteger(JSON.parse(textOf(json)).n)).toBe(true);
+  });
+
   it.each([
     ['an out-of-range temperature', { model: 'fast', prompt: 'x', temperature: 5 }, /invalid_value, argument temperature/],
     ['a wrong type', { model: 'fast', prompt: 'x', max_tokens: 'many' }, /invalid_type, argument max_tokens/],
@@ -109,6 +131,7 @@ describe('MCP over the SDK client', () => {
     ['neither prompt nor messages', { model: 'fast' }, /missing_required_parameter/],
     ['a bad role', { model: 'fast', messages: [{ role: 'robot', content: 'y' }] }, /invalid_role, argument messages\[0\]\.role/],
     ['an unknown argument', { model: 'fast', prompt: 'x', top_k: 3 }, /no argument "top_k"/],
+    ['an unanswered tool call id', { model: 'fast', messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'call_x', content: 'y' }] }, /invalid_value, argument messages\[1\]\.tool_call_id/],
     ['no model', { prompt: 'x' }, /missing_required_parameter, argument model/],
     ['an unknown model', { model: 'gpt-9', prompt: 'x' }, /model_not_found/],
     ['max_tokens above the model limit', { model: 'pro', prompt: 'x', max_tokens: 4096 }, /at most 2048/],

@@ -63,6 +63,19 @@ describe('loadConfig', () => {
     expect(config.resilience.retry).toEqual({ budgetPercent: 10, reserve: 0, backoffMs: 50 });
   });
 
+  it('reads what each model supports: tools and response formats by default, content parts only when asked', () => {
+    const upstreams = [{ baseUrl: 'http://h/v1' }];
+    const config = loadConfig({}, { models: { a: { upstreams }, b: { upstreams, supports: { tools: false, contentParts: true } }, c: { route: ['a', 'b'] } } });
+    expect(config.models.map((model) => model.supports)).toEqual([
+      { tools: true, responseFormat: true, contentParts: false },
+      { tools: false, responseFormat: true, contentParts: true },
+      { tools: true, responseFormat: true, contentParts: false },
+    ]);
+    expect(() => loadConfig({}, { models: { a: { local: {}, supports: { contentParts: true } } } })).toThrow(/contentParts needs an upstream/);
+    expect(() => loadConfig({}, { models: { a: { upstreams }, r: { route: ['a'], supports: { tools: false } } } })).toThrow(/not to the route/);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { a: { upstreams, supports: { vision: true } } } }) })).toThrow(/supports/);
+  });
+
   it('reads upstream targets with their defaults', () => {
     const config = loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1/', model: 'Qwen/Qwen3-8B', weight: 3 }] } } }) });
     expect(config.models[0]!.target).toEqual({

@@ -14,8 +14,10 @@ function upstream(name: string): UpstreamConfig {
   return { baseUrl: `http://${name}/v1`, origin: `http://${name}`, chatPath: '/v1/chat/completions', model: name, apiKey: null, weight: 1, maxConnections: 1 };
 }
 
+const MODEL_SUPPORT = { tools: true, responseFormat: true, contentParts: false };
+
 function model(id: string, target: ModelConfig['target']): ModelConfig {
-  return { id, ownedBy: 'test', description: '', contextTokens: 1000, maxOutputTokens: 100, defaultMaxTokens: 10, target };
+  return { id, ownedBy: 'test', description: '', contextTokens: 1000, maxOutputTokens: 100, defaultMaxTokens: 10, supports: MODEL_SUPPORT, target };
 }
 
 function setup() {

@@ -93,6 +93,15 @@ describe('StreamEventFilter', () => {
     expect(filter.contentEvents).toBe(1);
   });
 
+  it('counts tool-call argument fragments as completion deltas (the estimate when usage never comes)', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
+    const head = chunk('"choices":[{"index":0,"delta":{"content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}}]');
+    expect(kept(filter, head)).toContain('"model":"fast"');
+    expect(filter.contentEvents).toBe(0);
+    for (const fragment of ['{\\"a', '\\":1}']) kept(filter, chunk(`"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"${fragment}"}}]}}]`));
+    expect(filter.contentEvents).toBe(2);
+  });
+
   it('replaces an upstream error event with ours', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'm', publicModel: 'fast', forwardUsage: false });
     const out = kept(filter, Buffer.from('data: {"error":{"message":"boom","type":"InternalServerError","param":null,"code":500}}\n\n'));

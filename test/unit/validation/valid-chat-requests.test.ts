@@ -61,7 +61,9 @@ describe('valid chat requests', () => {
       logprobs: true,
       topLogprobs: 20,
     });
-    expect(request.messages).toHaveLength(5);
+    // The tool definitions and the response format count as a leading system message.
+    expect(request.messages).toHaveLength(6);
+    expect(request.structured).toMatchObject({ toolChoice: { function: { name: 'get_weather' } }, parallelToolCalls: false, contentPartsAt: -1 });
   });
 
   it('normalises a minimal request to the defaults', () => {

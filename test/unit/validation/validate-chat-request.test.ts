@@ -59,17 +59,18 @@ describe('validateChatRequest: required fields and messages', () => {
     bad(withFields({ messages: [MINIMAL.messages[0], 'Hello'] }), 'invalid_type', 'messages[1]');
   });
 
-  it.each(['robot', 'tool', 'function', 'USER', 42, null])('rejects role %j as invalid_role', (role) => {
+  it.each(['robot', 'function', 'USER', 42, null])('rejects role %j as invalid_role', (role) => {
     bad(withFields({ messages: [{ role, content: 'x' }] }), 'invalid_role', 'messages[0].role');
   });
 
-  it.each([42, [{ type: 'text' }], [{ type: 'text', text: 'hi' }], null, { text: 'hi' }])('rejects content %j as invalid_content', (content) => {
+  it.each([42, null, { text: 'hi' }, []])('rejects content %j as invalid_content', (content) => {
     bad(withFields({ messages: [MINIMAL.messages[0], { role: 'user', content }] }), 'invalid_content', 'messages[1].content');
   });
 
   it('checks message names and refuses unknown message fields', () => {
     bad(withFields({ messages: [{ role: 'user', content: 'x', name: 'n'.repeat(65) }] }), 'invalid_value', 'messages[0].name');
-    bad(withFields({ messages: [{ role: 'assistant', content: 'x', tool_calls: [] }] }), 'unknown_parameter', 'messages[0].tool_calls');
+    bad(withFields({ messages: [{ role: 'assistant', content: 'x', tool_calls: [] }] }), 'invalid_value', 'messages[0].tool_calls');
+    bad(withFields({ messages: [{ role: 'user', content: 'x', tool_call_id: 'call_1' }] }), 'unknown_parameter', 'messages[0].tool_call_id');
     bad(withFields({ messages: [{ role: 'assistant', content: 'x', refusal: 'no' }] }), 'invalid_type', 'messages[0].refusal');
     expect(validateChatRequest(withFields({ messages: [{ role: 'assistant', content: 'x', refusal: null, name: 'bot' }] }))).toBeTruthy();
   });

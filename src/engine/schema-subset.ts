@@ -1,0 +1,115 @@
+// The part of JSON Schema the local engine generates values for. A schema outside it is refused
+// (400 unsupported_parameter naming the construct) rather than answered with values that might not
+// validate. Annotations (title, description, default, examples, …) and keywords JSON Schema does not
+// define are ignored, as validators ignore them.
+
+import { runInNewContext } from 'node:vm';
+import { createRandom } from './prng.ts';
+import { valueFor } from './schema-values.ts';
+
+export interface UnsupportedConstruct {
+  /** The keyword, or keyword and value (`format: "regex"`). */
+  readonly construct: string;
+  /** Where it is, in JSON-path notation from the schema's root (`properties.when.pattern`); '' for the root. */
+  readonly path: string;
+}
+
+export const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(['date-time', 'date', 'time', 'email', 'uri', 'url', 'uuid', 'hostname', 'ipv4', 'ipv6']);
+
+const UNSUPPORTED_KEYWORDS = [
+  'patternProperties', 'propertyNames', 'not', 'allOf', 'oneOf', 'if', 'then', 'else',
+  'dependencies', 'dependentRequired', 'dependentSchemas', 'contains', 'minContains', 'maxContains',
+  'prefixItems', 'additionalItems', 'minProperties', 'maxProperties', 'multipleOf',
+  'unevaluatedProperties', 'unevaluatedItems', '$dynamicRef', '$recursiveRef', '$anchor', '$dynamicAnchor',
+  'contentEncoding', 'contentMediaType', 'contentSchema',
+] as const;
+
+const PATTERN_SAMPLES = 8;
+// As long as the engine's longest words (12 letters), so a slow pattern shows here first.
+const SAMPLE_WORDS = ['relationship', 'organization', 'information', 'development'];
+const PATTERN_DEADLINE_MS = 25;
+const PATTERN_TEST = `const r = new RegExp(pattern, 'u'); values.every((value) => r.test(value))`;
+
+const TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
+const LOCAL_REF = /^#(\/(\$defs|definitions)\/[^/]+)?$/;
+
+type Schema = Readonly<Record<string, unknown>>;
+
+export function findUnsupported(root: Schema): UnsupportedConstruct | null {
+  return walk(root, '', true);
+}
+
+function walk(schema: unknown, path: string, isRoot: boolean): UnsupportedConstruct | null {
+  if (typeof schema === 'boolean') return schema ? null : { construct: 'false (a schema nothing satisfies)', path };
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { construct: 'a schema that is not an object', path };
+  const s = schema as Schema;
+  for (const keyword of UNSUPPORTED_KEYWORDS) if (s[keyword] !== undefined) return { construct: keyword, path: join(path, keyword) };
+  if (!isRoot && s.$id !== undefined) return { construct: '$id', path: join(path, '$id') };
+  if (s.uniqueItems === true) return { construct: 'uniqueItems', path: join(path, 'uniqueItems') };
+  if (Array.isArray(s.items)) return { construct: 'items as an array (tuples)', path: join(path, 'items') };
+  if (s.$ref !== undefined && (typeof s.$ref !== 'string' || !LOCAL_REF.test(s.$ref))) {
+    return { construct: '$ref outside #/$defs and #/definitions', path: join(path, '$ref') };
+  }
+  const type = s.type;
+  if (type !== undefined) {
+    const types = Array.isArray(type) ? type : [type];
+    if (types.length === 0 || types.some((t) => typeof t !== 'string' || !TYPES.has(t))) return { construct: 'type', path: join(path, 'type') };
+  }
+  if (s.enum !== undefined && (!Array.isArray(s.enum) || s.enum.length === 0)) return { construct: 'an empty enum', path: join(path, 'enum') };
+  if (s.pattern !== undefined && !formatMatches(s)) return { construct: 'pattern', path: join(path, 'pattern') };
+  if (s.format !== undefined) {
+    if (typeof s.format !== 'string' || !SUPPORTED_FORMATS.has(s.format)) return { construct: `format: ${JSON.stringify(s.format)}`, path: join(path, 'format') };
+    if (s.minLength !== undefined || s.maxLength !== undefined) return { construct: 'format with minLength or maxLength', path: join(path, 'format') };
+  }
+  if (s.anyOf !== undefined && (!Array.isArray(s.anyOf) || s.anyOf.length === 0)) return { construct: 'an empty anyOf', path: join(path, 'anyOf') };
+  return walkChildren(s, path);
+}
+
+/**
+ * A pattern is honoured only beside a format whose values match it (zod writes both for z.email(),
+ * z.uuid(), …): a sample of generated values is tested once, when the schema is first seen. The
+ * client's regular expression runs under a deadline: one that backtracks without end on these values
+ * (`^(.+)+X$`) is refused, rather than left to hold the engine's thread when replies are validated.
+ */
+function formatMatches(s: Schema): boolean {
+  if (typeof s.pattern !== 'string' || typeof s.format !== 'string' || !SUPPORTED_FORMATS.has(s.format)) return false;
+  const sample = { type: 'string', format: s.format };
+  const values: string[] = [];
+  for (let seed = 1; seed <= PATTERN_SAMPLES; seed++) values.push(valueFor(sample, { random: createRandom(seed), words: SAMPLE_WORDS }) as string);
+  try {
+    return runInNewContext(PATTERN_TEST, { pattern: s.pattern, values }, { timeout: PATTERN_DEADLINE_MS }) === true;
+  } catch {
+    return false; // not a regular expression, or past the deadline
+  }
+}
+
+function walkChildren(s: Schema, path: string): UnsupportedConstruct | null {
+  for (const keyword of ['properties', '$defs', 'definitions'] as const) {
+    const children = s[keyword];
+    if (children === undefined) continue;
+    if (typeof children !== 'object' || children === null) return { construct: keyword, path: join(path, keyword) };
+    for (const [name, child] of Object.entries(children)) {
+      const found = walk(child, join(join(path, keyword), name), false);
+      if (found !== null) return found;
+    }
+  }
+  if (typeof s.additionalProperties === 'object' && s.additionalProperties !== null) {
+    const found = walk(s.additionalProperties, join(path, 'additionalProperties'), false);
+    if (found !== null) return found;
+  }
+  if (s.items !== undefined) {
+    const found = walk(s.items, join(path, 'items'), false);
+    if (found !== null) return found;
+  }
+  if (Array.isArray(s.anyOf)) {
+    for (let index = 0; index < s.anyOf.length; index++) {
+      const found = walk(s.anyOf[index], `${join(path, 'anyOf')}[${index}]`, false);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineChoice, EngineStructure } from '../../../src/engine/engine-types.ts';
+import { checkSchema, MAX_SCHEMA_CHARS } from '../../../src/engine/schema-cache.ts';
+import { type CheckedStructure, checkOutput, checkStructure } from '../../../src/engine/structured-check.ts';
+
+const PARAMETERS = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+const FORMAT = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+const STRUCTURE: EngineStructure = {
+  tools: [{ name: 'f', parameters: PARAMETERS }],
+  toolChoice: 'auto',
+  parallelToolCalls: true,
+  endsWithToolResult: false,
+  json: true,
+  jsonSchema: FORMAT,
+};
+
+function checked(structure: EngineStructure = STRUCTURE): CheckedStructure {
+  const result = checkStructure(structure);
+  if ('code' in result) throw new Error(result.message);
+  return result;
+}
+function call(args: string, finishReason: EngineChoice['finishReason'] = 'tool_calls'): EngineChoice {
+  return { pieces: [], finishReason, completionTokens: 1, toolCalls: [{ id: 'call_1', name: 'f', argumentPieces: [args] }] };
+}
+function content(text: string): EngineChoice {
+  return { pieces: [text], finishReason: 'stop', completionTokens: 1 };
+}
+
+describe('checkStructure', () => {
+  it('refuses, naming the param, a schema that is not JSON Schema, one outside the subset, and non-object arguments', () => {
+    const withTool = (parameters: Record<string, unknown>): EngineStructure => ({ ...STRUCTURE, tools: [STRUCTURE.tools[0]!, { name: 'g', parameters }] });
+    expect(checkStructure(withTool({ type: 'object', properties: { a: { type: 'strnig' } } }))).toMatchObject({ code: 'invalid_value', param: 'tools[1].function.parameters' });
+    expect(checkStructure(withTool({ type: 'object', properties: { a: { type: 'string', pattern: '^a' } } }))).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.properties.a.pattern' });
+    expect(checkStructure(withTool({ type: 'array' }))).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.type' });
+    expect(checkStructure({ ...STRUCTURE, jsonSchema: { $ref: '#/nowhere' } })).toMatchObject({ code: 'invalid_value', param: 'response_format.json_schema.schema' });
+  });
+
+  it('takes a recursive schema with a way out, and refuses one that requires itself without end', () => {
+    const tree = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } }, required: ['name', 'children'] };
+    expect(checkStructure({ ...STRUCTURE, jsonSchema: tree })).not.toHaveProperty('code');
+    const endless = { type: 'object', properties: { next: { $ref: '#' } }, required: ['next'] };
+    expect(checkStructure({ ...STRUCTURE, jsonSchema: endless })).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema' });
+  });
+
+  it('refuses a schema larger than the cap before compiling it', () => {
+    const properties: Record<string, unknown> = {};
+    for (let index = 0; JSON.stringify(properties).length <= MAX_SCHEMA_CHARS; index++) properties[`property_${index}`] = { type: 'string' };
+    expect(checkStructure({ ...STRUCTURE, jsonSchema: { type: 'object', properties } })).toMatchObject({ code: 'invalid_value', param: 'response_format.json_schema.schema' });
+  });
+});
+
+describe('the schema cache', () => {
+  it('compiles a schema once and stays bounded', () => {
+    const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 3 } } };
+    const first = checkSchema(schema);
+    expect(checkSchema(JSON.parse(JSON.stringify(schema)))).toBe(first);
+    expect(first.validate({ n: 2 })).toBe(false);
+    for (let index = 0; index < 300; index++) checkSchema({ type: 'object', properties: { [`k${index}`]: { type: 'string' } } });
+    // The first one was evicted (least recently used): a new compile.
+    expect(checkSchema(schema)).not.toBe(first);
+  });
+});
+
+describe('checkOutput', () => {
+  it('lets valid calls and content through', () => {
+    expect(() => checkOutput([call('{"n":1}'), content('{"a":"x"}')], checked(), [])).not.toThrow();
+  });
+
+  it('fails on arguments or content that do not validate', () => {
+    for (const choices of [[call('{"n":"one"}')], [call('{"n":')], [content('{"b":1}')]]) {
+      expect(() => checkOutput(choices, checked(), [])).toThrow(/do(es)? not validate/);
+    }
+  });
+
+  it('lets through what max_tokens or a stop sequence cut', () => {
+    expect(() => checkOutput([call('{"n":', 'length')], checked(), [])).not.toThrow();
+    expect(() => checkOutput([content('{"a":"x')], checked(), ['"}'])).not.toThrow();
+  });
+});
