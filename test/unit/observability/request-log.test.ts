@@ -9,7 +9,7 @@ function levelOf(status: number, errorCode: string | null, path = '/v1/chat/comp
   const logger = { info: () => levels.push('info'), error: () => levels.push('error') } as unknown as Logger;
   const ctx = {
     requestId: 'req_1', method: 'GET', path, status, errorCode, aborted: false, finished: true, keyId: null, model: null,
-    stream: false, promptTokens: null, completionTokens: null, firstByteMs: null, elapsedMs: () => 1,
+    stream: false, promptTokens: null, completionTokens: null, firstByteMs: null, elapsedMs: () => 1, trace: null, route: path,
   } as unknown as RequestContext;
   logRequest(logger, ctx);
   return levels.join();
