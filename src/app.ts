@@ -97,6 +97,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   await mountDashboard(router, { config, store, logger });
   const server = new HttpServer({
     router, lifecycle, logger, requestLogger, tls: config.tls, metrics, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,
+    maxBufferedBodyBytes: config.maxBufferedBodyBytes, maxRequestsPerAddress: config.maxRequestsPerAddress, trustProxy: config.trustProxy,
   });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();

@@ -37,7 +37,9 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   const redis = redisFrom(env, file.redis);
   const workers = parseWorkers(env.MUNJA_WORKERS, redis !== null);
   const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile });
-  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), dashboard: dashboardConfig(file.server?.dashboard, env) });
+  // The dashboard throttles by the same client address as the rest of the server.
+  const dashboard = { ...dashboardConfig(file.server?.dashboard, env), trustProxy: config.trustProxy };
+  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), dashboard });
 }
 
 /** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
@@ -120,6 +122,9 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     drainDelayMs: file.server?.drainDelayMs ?? DEFAULT_SERVER.drainDelayMs,
     maxInFlight: file.server?.maxInFlight ?? DEFAULT_SERVER.maxInFlight,
     maxInFlightPerKey: file.server?.maxInFlightPerKey ?? DEFAULT_SERVER.maxInFlightPerKey,
+    maxBufferedBodyBytes: file.server?.maxBufferedBodyBytes ?? DEFAULT_SERVER.maxBufferedBodyBytes,
+    maxRequestsPerAddress: file.server?.maxRequestsPerAddress ?? DEFAULT_SERVER.maxRequestsPerAddress,
+    trustProxy: trustProxyFrom(file.server),
     authCacheTtlMs: file.server?.authCacheTtlMs ?? (basics.redis ? DEFAULT_REDIS.authCacheTtlMs : DEFAULT_SERVER.authCacheTtlMs),
     mcpAllowedOrigins: Object.freeze([...(file.server?.mcpAllowedOrigins ?? DEFAULT_SERVER.mcpAllowedOrigins)]),
     upstream: upstreamTimeouts(file.upstream),
@@ -135,6 +140,11 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     },
     models,
   };
+}
+
+/** `server.trustProxy`; the older `server.dashboard.trustProxy` still turns it on for the whole server. */
+function trustProxyFrom(server: ConfigFile['server']): boolean {
+  return server?.trustProxy ?? server?.dashboard?.trustProxy ?? DEFAULT_SERVER.trustProxy;
 }
 
 function upstreamTimeouts(file: ConfigFile['upstream']): UpstreamTimeouts {
