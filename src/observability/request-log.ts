@@ -8,6 +8,7 @@ export function logRequest(logger: Logger, ctx: RequestContext): void {
     reqId: ctx.requestId,
     method: ctx.method,
     path: maskApiKeys(ctx.path),
+    clientAddress: ctx.clientAddress,
     status: ctx.aborted && !ctx.finished ? 499 : ctx.status,
     keyId: ctx.keyId,
     model: ctx.model === null ? null : maskApiKeys(ctx.model),
