@@ -50,7 +50,8 @@ export class BodyReader {
   #failure: ApiError | null = null;
   #waiting: { resolve: (body: Uint8Array) => void; reject: (error: unknown) => void } | null = null;
   #timer: NodeJS.Timeout | null = null;
-  // Lingering after a refusal.
+  // After a refusal: everything that comes is discarded, and the response ends once lingering stops.
+  #discarding = false;
   #lingering = false;
   #discarded = 0;
   #idleTimer: NodeJS.Timeout | null = null;
@@ -111,6 +112,7 @@ export class BodyReader {
    */
   lingerThenClose(): void {
     this.release();
+    this.#discarding = true;
     this.#lingering = true;
     if (this.#paused) {
       this.#paused = false;
@@ -122,7 +124,9 @@ export class BodyReader {
 
   #onData(chunk: ArrayBuffer, isLast: boolean): void {
     if (isLast) this.#complete = true;
-    if (this.#lingering) {
+    if (this.#discarding) {
+      // The response may have ended already (the client went quiet, then sent more): no res calls.
+      if (!this.#lingering) return;
       this.#discarded += chunk.byteLength;
       if (isLast) this.#endLinger(false);
       else if (this.#discarded > LINGER_MAX_BYTES) this.#endLinger(true);
