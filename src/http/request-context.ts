@@ -7,10 +7,12 @@ import { clientAddress } from './client-address.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
 // Request ids: a random per-process prefix (it tells an operator which process served a request)
-// and 8 random bytes, drawn from a pool refilled in one call per 1,024 ids. A counter would tell
-// any client how many requests the process serves.
+// and 8 random bytes, drawn from a pool refilled in one call per 1,024 ids and spelled out through
+// a table (~3 times faster than Buffer#toString('hex') for 8 bytes). A counter would tell any
+// client how many requests the process serves.
 const ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
 const ID_RANDOM_BYTES = 8;
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 const idPool = Buffer.allocUnsafe(ID_RANDOM_BYTES * 1024);
 let idOffset = idPool.length;
 
@@ -19,8 +21,8 @@ function newRequestId(): string {
     randomFillSync(idPool);
     idOffset = 0;
   }
-  const id = `${ID_PREFIX}${idPool.toString('hex', idOffset, idOffset + ID_RANDOM_BYTES)}`;
-  idOffset += ID_RANDOM_BYTES;
+  let id = ID_PREFIX;
+  for (let end = idOffset + ID_RANDOM_BYTES; idOffset < end; idOffset++) id += HEX[idPool[idOffset] as number];
   return id;
 }
 
@@ -135,7 +137,7 @@ export class RequestContext implements Abortable {
     this.contentType = req.getHeader('content-type');
     this.contentLength = req.getHeader('content-length');
     this.hasBody = this.contentLength === '' ? req.getHeader('transfer-encoding') !== '' : this.contentLength !== '0';
-    const peer = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    const peer = String.fromCharCode.apply(null, new Uint8Array(res.getRemoteAddressAsText()) as unknown as number[]);
     const forwardedFor = trustProxy ? req.getHeader('x-forwarded-for') : '';
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
