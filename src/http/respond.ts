@@ -53,12 +53,14 @@ export function sendRefusal(ctx: RequestContext, error: ApiError): boolean {
   if (ctx.aborted || ctx.finished) return false;
   ctx.errorCode = error.code;
   ctx.finished = true;
+  // First: it resumes a paused socket, which must not have unsent data when it resumes (uWS's
+  // pause/resume restores the poll events saved for the amount of data buffered at the time).
+  body.lingerThenClose();
   ctx.res.cork(() => {
     writeHead(ctx, error.status, JSON_TYPE, error.headers);
     ctx.res.writeHeader('connection', 'close');
     ctx.res.write(JSON.stringify(error));
   });
-  body.lingerThenClose();
   return true;
 }
 

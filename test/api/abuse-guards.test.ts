@@ -85,6 +85,20 @@ describe('MCP is counted', () => {
   });
 });
 
+describe('cheap checks first', () => {
+  it('a key with its requests spent gets 429 for a 3.9 MB prompt, not 400', async () => {
+    const spent = (await createApiKey(gateway.app.store, { accountEmail: 'spent@example.com', createAccount: true, rpm: 2 })).key;
+    const post = (content: string) => fetch(`${gateway.origin}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${spent}`, 'content-type': 'application/json' },
+      body: chatBody({ messages: [{ role: 'user', content }], max_tokens: 2 }),
+    });
+    for (let call = 0; call < 2; call++) expect((await post('hi')).status).toBe(200);
+    const refused = await post('x'.repeat(3_900_000));
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+  });
+});
+
 describe('small leaks', () => {
   it('GET /v1/models/%E0%A4%A → 404 model_not_found, and no error is logged', async () => {
     const response = await fetch(`${gateway.origin}/v1/models/%E0%A4%A`, { headers: { authorization: `Bearer ${key}` } });
