@@ -12,8 +12,10 @@
 // once, chunked and marked `Connection: close`, and its end is held back while the rest of the
 // body is read and discarded (as nginx's lingering close does). When the body ends, or the client
 // has sent nothing for a while, the response ends cleanly and the client closes; uWS cannot add
-// its own close to a chunked response, and its idle timeout ends a client that does not. A client
-// still sending after a bounded time or size is cut off.
+// its own close to a chunked response, and its timeout (~30 s with this build) closes a connection
+// whose client does not. A client still sending after a bounded time or size gets the end too, but
+// is no longer read from (the socket is paused, so it cannot make us read without end), and uWS's
+// timeout closes it: closing at once would reset the connection, which lingering exists to avoid.
 import { ApiError } from '../errors/api-error.ts';
 import type { BodyBudget } from './body-budget.ts';
 import type { RequestContext } from './request-context.ts';
@@ -201,14 +203,17 @@ export class BodyReader {
     this.#lingerTimer = null;
   }
 
-  /** Ends the refusal (the client then closes), or cuts a client off that is still sending past the bounds. */
+  /**
+   * Ends the refusal: the client has it whole and closes. A client still sending past the bounds
+   * is no longer read from (the socket stays paused), and uWS's timeout closes the connection.
+   */
   #endLinger(cutOff: boolean): void {
     if (!this.#lingering) return;
     this.#stopLingering();
     if (this.#ctx.aborted) return;
     const res = this.#ctx.res;
-    if (cutOff) res.close();
-    else res.cork(() => res.end(''));
+    if (cutOff) res.pause();
+    res.cork(() => res.end(''));
   }
 }
 

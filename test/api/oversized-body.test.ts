@@ -53,6 +53,45 @@ describe('a 32 MiB body on the default settings', () => {
     expect(outcomes).toEqual(Array.from({ length: RUNS }, () => '413 request_too_large'));
   });
 
+  it(`fetch streaming the body (chunked, no Content-Length) sees 413 in ${RUNS} of ${RUNS} runs`, async () => {
+    const piece = new TextEncoder().encode('x'.repeat(64 * 1024));
+    const outcomes: string[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= BODY_BYTES) return controller.close();
+          sent += piece.byteLength;
+          controller.enqueue(piece);
+        },
+      });
+      try {
+        const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body,
+          duplex: 'half',
+        } as RequestInit);
+        const answer = (await response.json()) as { error?: { code?: string } };
+        outcomes.push(`${response.status} ${answer.error?.code}`);
+      } catch (error) {
+        outcomes.push(`failed: ${(error as Error).message} ${String((error as { cause?: unknown }).cause)}`);
+      }
+    }
+    expect(outcomes).toEqual(Array.from({ length: RUNS }, () => '413 request_too_large'));
+  });
+
+  it('past the lingering bound (a 128 MiB body) the 413 still arrives whole', async () => {
+    const body = JSON.stringify({ model: 'fast', messages: [{ role: 'user', content: hugeContent.repeat(4) }] });
+    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
+  });
+
   it('a keyless 32 MiB body gets its 401 the same way', async () => {
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {
       method: 'POST',
