@@ -17,12 +17,13 @@ afterAll(() => gateway.close());
 const DECLARED = 1024 * 1024;
 const head = httpRequest('POST /v1/chat/completions HTTP/1.1', ['Host: x', 'Content-Type: application/json', `Content-Length: ${DECLARED}`]);
 
-function collect(socket: Socket): { text: () => Buffer; closed: Promise<void> } {
+function collect(socket: Socket): { text: () => Buffer; closed: Promise<void>; errors: string[] } {
   const chunks: Buffer[] = [];
+  const errors: string[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  socket.on('error', () => {});
+  socket.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  return { text: () => Buffer.concat(chunks), closed };
+  return { text: () => Buffer.concat(chunks), closed, errors };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,6 +33,24 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('lingering close after a refusal', () => {
+  it('a client sending all of a 32 MiB body gets the whole 413 and no reset', async () => {
+    const { key } = await gateway.createKey();
+    const size = 32 * 1024 * 1024;
+    const socket = await openSocket(gateway.port);
+    const received = collect(socket);
+    const request = httpRequest('POST /v1/chat/completions HTTP/1.1', ['Host: x', `Authorization: Bearer ${key}`, 'Content-Type: application/json', `Content-Length: ${size}`]);
+    socket.write(Buffer.concat([Buffer.from(request, 'latin1'), Buffer.alloc(size, 0x20)]));
+    await until(() => parseResponses(received.text()).responses.length === 1 || received.errors.length > 0);
+    await sleep(100);
+    expect(received.errors).toEqual([]);
+    const [response] = parseResponses(received.text()).responses;
+    expect(response?.status).toBe(413);
+    expect(response?.headers.connection).toBe('close');
+    socket.end();
+    await received.closed;
+    expect(received.errors).toEqual([]);
+  });
+
   it('the 401 comes at once; its end comes when the body has all arrived, then the server closes', async () => {
     const socket = await openSocket(gateway.port);
     const received = collect(socket);
