@@ -112,9 +112,14 @@ interface Basics { workers: number; host: string; port: number; logLevel: LogLev
 
 function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'tls' | 'metrics'> {
   const models = buildModels(file.models ?? {});
+  const maxBodyBytes = file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes;
+  const maxBufferedBodyBytes = file.server?.maxBufferedBodyBytes ?? DEFAULT_SERVER.maxBufferedBodyBytes;
+  if (maxBufferedBodyBytes < maxBodyBytes) {
+    throw new ConfigError('MUNJA_CONFIG: server.maxBufferedBodyBytes is below server.maxBodyBytes: a body of the largest size could never be read');
+  }
   return {
     ...basics,
-    maxBodyBytes: file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes,
+    maxBodyBytes,
     maxJsonDepth: file.server?.maxJsonDepth ?? DEFAULT_SERVER.maxJsonDepth,
     bodyTimeoutMs: file.server?.bodyTimeoutMs ?? DEFAULT_SERVER.bodyTimeoutMs,
     streamWriteStallMs: file.server?.streamWriteStallMs ?? DEFAULT_SERVER.streamWriteStallMs,
@@ -122,7 +127,7 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     drainDelayMs: file.server?.drainDelayMs ?? DEFAULT_SERVER.drainDelayMs,
     maxInFlight: file.server?.maxInFlight ?? DEFAULT_SERVER.maxInFlight,
     maxInFlightPerKey: file.server?.maxInFlightPerKey ?? DEFAULT_SERVER.maxInFlightPerKey,
-    maxBufferedBodyBytes: file.server?.maxBufferedBodyBytes ?? DEFAULT_SERVER.maxBufferedBodyBytes,
+    maxBufferedBodyBytes,
     maxRequestsPerAddress: file.server?.maxRequestsPerAddress ?? DEFAULT_SERVER.maxRequestsPerAddress,
     trustProxy: trustProxyFrom(file.server),
     authCacheTtlMs: file.server?.authCacheTtlMs ?? (basics.redis ? DEFAULT_REDIS.authCacheTtlMs : DEFAULT_SERVER.authCacheTtlMs),
