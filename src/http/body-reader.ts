@@ -33,11 +33,11 @@ export class ClientGoneError extends Error {
 }
 
 /** Lingering after a refusal: at most this long in all… */
-export const LINGER_MAX_MS = 5_000;
+const LINGER_MAX_MS = 5_000;
 /** …this long without a byte from the client… */
-export const LINGER_IDLE_MS = 1_000;
+const LINGER_IDLE_MS = 1_000;
 /** …and at most this many bytes discarded. */
-export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
 const FIRST_CAPACITY = 16 * 1024;
 
@@ -109,8 +109,8 @@ export class BodyReader {
   }
 
   /**
-   * The refusal has been written without ending the response (uWS would close at once): discard
-   * the rest of the body, then end and close. The caller checked `unread`.
+   * The refusal is being written without its end (uWS would close at once): discard the rest of
+   * the body, then end the response. The caller checked `unread`.
    */
   lingerThenClose(): void {
     this.release();

@@ -207,9 +207,9 @@ export class HttpServer {
   }
 
   #fail(ctx: RequestContext, error: unknown): void {
-    if (error instanceof ClientGoneError || (ctx.aborted && !(error instanceof ApiError))) {
+    if (error instanceof ClientGoneError) {
       // An ordinary event on the internet (a client that gave up), not a fault of the service.
-      this.#options.logger.debug({ reqId: ctx.requestId, clientAddress: ctx.clientAddress, reason: String((error as Error)?.message ?? error) }, 'client left before the answer');
+      this.#options.logger.debug({ reqId: ctx.requestId, clientAddress: ctx.clientAddress }, 'client left before the answer');
       return;
     }
     const apiError = toApiError(error);

@@ -222,12 +222,12 @@ describe('requests open per client address', () => {
 
 describe('buffered body bytes per process', () => {
   it('past server.maxBufferedBodyBytes a body gets 503 overloaded; once it is freed bodies are read again', async () => {
-    const tight = await startLoggedGateway({ ...FAST_TEST_CONFIG, server: { maxBufferedBodyBytes: 256 * 1024 } });
+    const tight = await startLoggedGateway({ ...FAST_TEST_CONFIG, server: { maxBodyBytes: 256 * 1024, maxBufferedBodyBytes: 256 * 1024 } });
     try {
       const tightKey = (await createApiKey(tight.app.store, { accountEmail: 'budget@example.com', createAccount: true })).key;
-      // One body of 200 KiB that never finishes holds most of the budget…
+      // One body of 250 KiB, 200 KiB of it sent, holds most of the budget…
       const holder = await openSocket(tight.app.port);
-      holder.write(httpRequest('POST /v1/chat/completions HTTP/1.1', ['Host: x', `Authorization: Bearer ${tightKey}`, 'Content-Type: application/json', `Content-Length: ${300 * 1024}`]) + ' '.repeat(200 * 1024));
+      holder.write(httpRequest('POST /v1/chat/completions HTTP/1.1', ['Host: x', `Authorization: Bearer ${tightKey}`, 'Content-Type: application/json', `Content-Length: ${250 * 1024}`]) + ' '.repeat(200 * 1024));
       await sleep(300);
       // …so a second big one does not fit.
       const content = 'x'.repeat(150 * 1024);
