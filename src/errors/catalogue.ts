@@ -52,6 +52,7 @@ export const ERROR_CATALOGUE = {
   account_not_found: { status: 404, type: 'not_found_error', message: 'No such account.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'This endpoint does not accept that method.' },
   request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request body did not arrive in time.' },
+  client_closed: { status: 408, type: 'invalid_request_error', message: 'The client closed the connection before its request body had arrived.' },
   stream_stalled: { status: 408, type: 'invalid_request_error', message: 'The client stopped reading the stream, so it was closed.' },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Rate limit reached for this key.' },

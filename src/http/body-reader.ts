@@ -25,10 +25,13 @@ export interface BodyLimits {
   readonly timeoutMs: number;
 }
 
-/** The client went away before its body had arrived: nothing to answer, nothing to report loudly. */
-export class ClientGoneError extends Error {
+/**
+ * The client went away before its body had arrived: nothing to answer, nothing to report loudly.
+ * An ApiError (with no stack), so that any handler treats it as an answer, not as a fault.
+ */
+export class ClientGoneError extends ApiError {
   constructor() {
-    super('client closed the connection while sending the body');
+    super('client_closed');
   }
 }
 

@@ -209,6 +209,7 @@ export class HttpServer {
   #fail(ctx: RequestContext, error: unknown): void {
     if (error instanceof ClientGoneError) {
       // An ordinary event on the internet (a client that gave up), not a fault of the service.
+      ctx.errorCode = error.code;
       this.#options.logger.debug({ reqId: ctx.requestId, clientAddress: ctx.clientAddress }, 'client left before the answer');
       return;
     }

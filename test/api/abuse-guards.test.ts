@@ -153,6 +153,18 @@ describe('small leaks', () => {
   });
 });
 
+describe('a client leaving mid-body on the dashboard', () => {
+  it('is not logged as an error either', async () => {
+    const before = gateway.lines().length;
+    const socket = await openSocket(gateway.app.port);
+    socket.write(httpRequest('POST /dashboard/api/sign-in HTTP/1.1', ['Host: x', 'Content-Type: application/json', 'Content-Length: 1000']) + '{"email":');
+    await sleep(200);
+    socket.destroy();
+    await sleep(200);
+    expect(gateway.lines().slice(before).filter((line) => (line.level as number) >= 50)).toEqual([]);
+  });
+});
+
 describe('trusted proxy', () => {
   it('server.trustProxy takes the client address from the last X-Forwarded-For entry; by default it is ignored', async () => {
     const proxied = await startLoggedGateway({ ...FAST_TEST_CONFIG, server: { trustProxy: true } });
