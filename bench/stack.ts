@@ -75,8 +75,9 @@ function munjaConfig(mockPort: number, localModel: boolean): object {
   const baseUrl = `http://127.0.0.1:${mockPort}/v1`;
   const relay = (kind: keyof typeof MOCK_MODELS, maxConnections: number) => ({ upstreams: [{ baseUrl, model: MOCK_MODELS[kind], maxConnections }] });
   return {
-    // A short grace: the bench stops Munja when no request is in flight.
-    server: { shutdownGraceMs: 2_000 },
+    // A short grace: the bench stops Munja when no request is in flight. Every bench client comes
+    // from 127.0.0.1, so the per-address cap is raised above the ~10,000 streams held at once.
+    server: { shutdownGraceMs: 2_000, maxRequestsPerAddress: 1_000_000 },
     // The bench key carries all the load: its limits never bind. The per-key concurrency cap stays on,
     // as in production, but far above any load here (the many-streams scenario holds ~10,000).
     limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 1_000_000 },

@@ -110,6 +110,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   if (config.dashboard.enabled) router.on('GET', '/', root);
   const server = new HttpServer({
     router, lifecycle, logger, requestLogger, tls: config.tls, metrics, tracing, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,
+    maxBufferedBodyBytes: config.maxBufferedBodyBytes, maxRequestsPerAddress: config.maxRequestsPerAddress, trustProxy: config.trustProxy,
   });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();

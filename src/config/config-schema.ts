@@ -63,6 +63,9 @@ export const CONFIG_FILE_SCHEMA = {
         drainDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 },
         maxInFlight: positiveInt,
         maxInFlightPerKey: positiveInt,
+        maxBufferedBodyBytes: { type: 'integer', minimum: 1024, maximum: 64 * 1024 * 1024 * 1024 },
+        maxRequestsPerAddress: positiveInt,
+        trustProxy: { type: 'boolean' },
         authCacheTtlMs: { type: 'integer', minimum: 0, maximum: 10_000 },
         // Browser origins exactly as browsers send them: scheme://host[:port], no path.
         mcpAllowedOrigins: { type: 'array', maxItems: 100, items: { type: 'string', pattern: '^https?://[^/?#\\s]+$' } },
@@ -203,7 +206,7 @@ export interface DashboardFile {
   signInThrottle?: { accountFailures?: number; addressFailures?: number; windowMs?: number };
 }
 export interface ConfigFile {
-  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; streamWriteStallMs?: number; shutdownGraceMs?: number; drainDelayMs?: number; maxInFlight?: number; maxInFlightPerKey?: number; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
+  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; streamWriteStallMs?: number; shutdownGraceMs?: number; drainDelayMs?: number; maxInFlight?: number; maxInFlightPerKey?: number; maxBufferedBodyBytes?: number; maxRequestsPerAddress?: number; trustProxy?: boolean; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
   upstream?: {
     connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number;
     retry?: { budgetPercent?: number; reserve?: number; backoffMs?: number };

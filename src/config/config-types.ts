@@ -238,6 +238,12 @@ export interface Config {
   readonly maxInFlight: number;
   /** Requests one key may have in flight in this process beyond which new ones get 503 `overloaded`. */
   readonly maxInFlightPerKey: number;
+  /** Request body bytes this process holds at once while reading; past it a request gets 503 `overloaded`. */
+  readonly maxBufferedBodyBytes: number;
+  /** Requests one client address (an IPv6 /64) may have open in this process; past it 429 `too_many_open_requests`. */
+  readonly maxRequestsPerAddress: number;
+  /** Take the client address from the last X-Forwarded-For entry (only behind a proxy that sets it). */
+  readonly trustProxy: boolean;
   /** Default per-key limits (a key may carry its own) and the limiter's settings. */
   readonly limits: LimitsConfig;
   readonly engine: { readonly threads: number; readonly maxQueue: number };

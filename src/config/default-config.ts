@@ -14,6 +14,12 @@ export const DEFAULT_SERVER = {
   maxInFlightPerKey: 1_000,
   authCacheTtlMs: 1_000,
   mcpAllowedOrigins: [],
+  // 32 bodies at the 4 MiB cap, or tens of thousands of ordinary (few-KiB) ones, held at once.
+  maxBufferedBodyBytes: 128 * 1024 * 1024,
+  // Twice limits.concurrency: a client within its key's limits never meets it, yet one address
+  // cannot hold hundreds of requests (and their bodies) open.
+  maxRequestsPerAddress: 128,
+  trustProxy: false,
 } as const;
 
 // Two hashes at once leave libuv's other two threads (of 4) to DNS and file work.

@@ -40,7 +40,9 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   const redis = redisFrom(env, file.redis);
   const workers = parseWorkers(env.MUNJA_WORKERS, redis !== null);
   const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile });
-  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard: dashboardConfig(file.server?.dashboard, env) });
+  // The dashboard throttles by the same client address as the rest of the server.
+  const dashboard = { ...dashboardConfig(file.server?.dashboard, env), trustProxy: config.trustProxy };
+  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard });
 }
 
 /** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
@@ -132,9 +134,14 @@ interface Basics { workers: number; host: string; port: number; logLevel: LogLev
 
 function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'tls' | 'metrics' | 'tracing'> {
   const models = buildModels(file.models ?? {});
+  const maxBodyBytes = file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes;
+  const maxBufferedBodyBytes = file.server?.maxBufferedBodyBytes ?? DEFAULT_SERVER.maxBufferedBodyBytes;
+  if (maxBufferedBodyBytes < maxBodyBytes) {
+    throw new ConfigError('MUNJA_CONFIG: server.maxBufferedBodyBytes is below server.maxBodyBytes: a body of the largest size could never be read');
+  }
   return {
     ...basics,
-    maxBodyBytes: file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes,
+    maxBodyBytes,
     maxJsonDepth: file.server?.maxJsonDepth ?? DEFAULT_SERVER.maxJsonDepth,
     bodyTimeoutMs: file.server?.bodyTimeoutMs ?? DEFAULT_SERVER.bodyTimeoutMs,
     streamWriteStallMs: file.server?.streamWriteStallMs ?? DEFAULT_SERVER.streamWriteStallMs,
@@ -142,6 +149,9 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     drainDelayMs: file.server?.drainDelayMs ?? DEFAULT_SERVER.drainDelayMs,
     maxInFlight: file.server?.maxInFlight ?? DEFAULT_SERVER.maxInFlight,
     maxInFlightPerKey: file.server?.maxInFlightPerKey ?? DEFAULT_SERVER.maxInFlightPerKey,
+    maxBufferedBodyBytes,
+    maxRequestsPerAddress: file.server?.maxRequestsPerAddress ?? DEFAULT_SERVER.maxRequestsPerAddress,
+    trustProxy: trustProxyFrom(file.server),
     authCacheTtlMs: file.server?.authCacheTtlMs ?? (basics.redis ? DEFAULT_REDIS.authCacheTtlMs : DEFAULT_SERVER.authCacheTtlMs),
     mcpAllowedOrigins: Object.freeze([...(file.server?.mcpAllowedOrigins ?? DEFAULT_SERVER.mcpAllowedOrigins)]),
     upstream: upstreamTimeouts(file.upstream),
@@ -162,6 +172,11 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
 function limitsFrom(file: ConfigFile['limits'] = {}): LimitsConfig {
   const limits = { ...DEFAULT_LIMITS, ...file };
   return file.account === undefined ? { ...limits, account: { rpm: limits.rpm, tpm: limits.tpm } } : limits;
+}
+
+/** `server.trustProxy`; the older `server.dashboard.trustProxy` still turns it on for the whole server. */
+function trustProxyFrom(server: ConfigFile['server']): boolean {
+  return server?.trustProxy ?? server?.dashboard?.trustProxy ?? DEFAULT_SERVER.trustProxy;
 }
 
 function upstreamTimeouts(file: ConfigFile['upstream']): UpstreamTimeouts {

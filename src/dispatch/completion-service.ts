@@ -10,7 +10,8 @@ import type { RouteChoice } from '../models/route-choice.ts';
 import type { Lease, Limiter } from '../ratelimit/limiter.ts';
 import { rateLimitError, rateLimitHeaders } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
-import { estimatePromptTokens } from '../tokens/estimate-tokens.ts';
+import { estimatePromptTokens, MAX_CHARS_PER_TOKEN } from '../tokens/estimate-tokens.ts';
+import { promptTextLength } from '../tokens/token-pool.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { type CompletionOutcome, type DispatchDeps, dispatchCompletion } from './dispatch.ts';
 import type { KeyInFlight } from './key-in-flight.ts';
@@ -54,16 +55,56 @@ export async function admitCompletion(deps: CompletionServiceDeps, principal: Pr
   }
 }
 
+/**
+ * Cheap checks first: the model, max_tokens, then the rate limit with a reservation sized from
+ * the character estimate, and only then what costs (tokenizing a prompt for the local engine). A
+ * request refused after admission — its prompt over the context — has used its request: the lease
+ * is settled with no tokens, so the refusal counts against the rate as any request does.
+ */
 async function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null): Promise<AdmittedCompletion> {
   const resolved = resolveModel(deps.catalog, principal, request.model);
   const model = deps.routes.serve(resolved);
   // Before the limiter: a request the model cannot honour takes no slot and is not billed.
   if (request.structured !== null) checkSupport(request.structured, model);
   const maxTokens = checkMaxTokens(request, model);
-  // The local engine's context is checked here with its own tokenizer; an upstream checks its own.
+  // A prompt over the context is refused below, not as a token-limit 429: the reservation counts
+  // at most the context.
+  const estimated = Math.min(estimatePromptTokens(request.messages), model.contextTokens);
+  const estimatedBudget = Math.max(1, model.contextTokens - estimated);
+  const reservedTokens = estimated + request.n * (maxTokens ?? Math.min(model.defaultMaxTokens, estimatedBudget));
+  trace?.enter('munja.rate_limit');
+  const decision = await deps.limiter.acquire(principal, reservedTokens);
+  trace?.leave({ 'munja.rate_limit.allowed': decision.allowed, 'munja.rate_limit.reserved_tokens': reservedTokens });
+  if (!decision.allowed || decision.lease === null) throw rateLimitError(decision, reservedTokens);
+  const { lease } = decision;
+  let promptTokens: number;
+  let budget: number;
+  try {
+    ({ promptTokens, budget } = await promptBudget(deps, request, model, maxTokens));
+  } catch (error) {
+    void deps.limiter.settle(lease, 0);
+    throw error;
+  }
+  const headers = rateLimitHeaders(decision);
+  if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
+  return { principal, request, resolved, served: model, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
+}
+
+/**
+ * The prompt's tokens and what the context leaves for the reply; throws `context_length_exceeded`.
+ * The local engine's context is checked with its own tokenizer, unless the prompt is so long by its
+ * characters alone that it cannot fit; an upstream checks its own context, so the estimate serves.
+ */
+async function promptBudget(deps: CompletionServiceDeps, request: ChatRequest, model: ModelConfig, maxTokens: number | null): Promise<{ promptTokens: number; budget: number }> {
   const local = model.target.kind === 'local';
+  if (promptTextLength(request.messages) > model.contextTokens * MAX_CHARS_PER_TOKEN) {
+    throw new ApiError('context_length_exceeded', {
+      param: 'messages',
+      message: `This model's context is ${model.contextTokens} tokens; the messages are far longer (${promptTextLength(request.messages)} characters).`,
+    });
+  }
   const promptTokens = local ? await deps.dispatch.engine.countPromptTokens(request.messages) : estimatePromptTokens(request.messages);
-  // For an upstream the estimate may overshoot its context: the budget only sizes the reservation.
+  // For an upstream the estimate may overshoot its context: the budget only sizes the reply.
   const budget = local ? model.contextTokens - promptTokens : Math.max(1, model.contextTokens - promptTokens);
   if (budget < (maxTokens ?? 1)) {
     throw new ApiError('context_length_exceeded', {
@@ -71,15 +112,7 @@ async function admit(deps: CompletionServiceDeps, principal: Principal, request:
       message: `This model's context is ${model.contextTokens} tokens; the messages use ${promptTokens}${maxTokens ? ` and max_tokens asks for ${maxTokens}` : ''}.`,
     });
   }
-  const reservedTokens = promptTokens + request.n * (maxTokens ?? Math.min(model.defaultMaxTokens, budget));
-  trace?.enter('munja.rate_limit');
-  const decision = await deps.limiter.acquire(principal, reservedTokens);
-  trace?.leave({ 'munja.rate_limit.allowed': decision.allowed, 'munja.rate_limit.reserved_tokens': reservedTokens });
-  if (!decision.allowed || decision.lease === null) throw rateLimitError(decision, reservedTokens);
-  const headers = rateLimitHeaders(decision);
-  if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
-  const { lease } = decision;
-  return { principal, request, resolved, served: model, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
+  return { promptTokens, budget };
 }
 
 export interface CompletionResult extends CompletionOutcome {

@@ -1,10 +1,11 @@
-// POST /v1/chat/completions: body → auth → content type → JSON and validation → the completion service.
+// POST /v1/chat/completions: key → content type → body → JSON and validation → the completion
+// service. The key comes first: a request without a valid one is refused before its body is read.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
 import { admitCompletion, type CompletionServiceDeps, runCompletion } from '../dispatch/completion-service.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';
-import { readRequestBody } from '../http/read-request-body.ts';
+import { BodyReader } from '../http/body-reader.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
@@ -46,11 +47,12 @@ export async function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestCon
  * that awaits the completion would keep them for as long as a stream lasts.
  */
 async function readChatRequest(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<{ principal: Principal; request: ChatRequest }> {
-  const body = await readRequestBody(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs });
+  const reader = new BodyReader(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs }, ctx.bodyBudget);
   ctx.trace?.enter('munja.auth');
   const principal = await deps.auth.authenticate(ctx.authorization);
   ctx.trace?.leave();
   ctx.keyId = principal.keyId;
   if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
+  const body = await reader.read();
   return { principal, request: validateChatRequest(parseJsonBody(body, { maxDepth: deps.config.maxJsonDepth })) };
 }

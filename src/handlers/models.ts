@@ -26,10 +26,19 @@ export const MODEL_PATH_PREFIX = '/v1/models/';
 export async function retrieveModel(deps: ModelsDeps, ctx: RequestContext): Promise<void> {
   const principal = await deps.auth.authenticate(ctx.authorization);
   ctx.keyId = principal.keyId;
-  const id = decodeURIComponent(ctx.path.slice(MODEL_PATH_PREFIX.length));
-  const body = deps.catalog.modelBody(id);
-  if (body === undefined || (principal.models !== null && !principal.models.has(id))) {
+  const id = decodedSegment(ctx.path.slice(MODEL_PATH_PREFIX.length));
+  const body = id === null ? undefined : deps.catalog.modelBody(id);
+  if (id === null || body === undefined || (principal.models !== null && !principal.models.has(id))) {
     throw new ApiError('model_not_found', { param: 'model' });
   }
   send(ctx, 200, body);
+}
+
+/** A percent-decoded path segment, or null when its escapes are malformed (no model has such an id). */
+function decodedSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }

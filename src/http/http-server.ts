@@ -11,9 +11,12 @@ import type { GatewayMetrics } from '../observability/metrics.ts';
 import { logRequest } from '../observability/request-log.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { endWithError, openStreams } from '../streaming/sse-writer.ts';
+import { AddressSlots } from './address-slots.ts';
+import { BodyBudget } from './body-budget.ts';
+import { BodyReader, ClientGoneError } from './body-reader.ts';
 import { ambiguousFraming } from './framing.ts';
-import { RequestContext } from './request-context.ts';
-import { sendError } from './respond.ts';
+import { RequestContext, type ServerSettings } from './request-context.ts';
+import { sendRefusal } from './respond.ts';
 import type { Router } from './router.ts';
 import { type TemplatedApp, type us_listen_socket, uws } from './uws.ts';
 
@@ -36,6 +39,12 @@ export interface HttpServerOptions {
   readonly maxInFlight?: number;
   /** A stream whose client reads nothing for this long is closed and the work behind it stopped. */
   readonly streamWriteStallMs?: number;
+  /** Request body bytes held at once in this process; past it a request gets 503 `overloaded`. */
+  readonly maxBufferedBodyBytes?: number;
+  /** Requests open at once per client address; past it a new one gets 429 `too_many_open_requests`. */
+  readonly maxRequestsPerAddress?: number;
+  /** Take the client address from the last X-Forwarded-For entry. */
+  readonly trustProxy?: boolean;
 }
 
 // Probes must answer under a flood: a shed /health would get a healthy instance restarted.
@@ -61,14 +70,20 @@ export class HttpServer {
   /** Apps replaced by a certificate reload: no longer listening, still serving their connections. */
   readonly #retired: TemplatedApp[] = [];
   readonly #options: HttpServerOptions;
-  readonly #writeStallMs: number;
+  readonly #settings: ServerSettings;
+  readonly #addresses: AddressSlots;
   #listenSocket: us_listen_socket | null = null;
   #host = '';
   #port = 0;
 
   constructor(options: HttpServerOptions) {
     this.#options = options;
-    this.#writeStallMs = options.streamWriteStallMs ?? DEFAULT_SERVER.streamWriteStallMs;
+    this.#settings = {
+      writeStallMs: options.streamWriteStallMs ?? DEFAULT_SERVER.streamWriteStallMs,
+      trustProxy: options.trustProxy ?? false,
+      bodyBudget: new BodyBudget(options.maxBufferedBodyBytes ?? Number.POSITIVE_INFINITY),
+    };
+    this.#addresses = new AddressSlots(options.maxRequestsPerAddress ?? Number.POSITIVE_INFINITY);
     this.#app = this.#createApp();
   }
 
@@ -139,7 +154,7 @@ export class HttpServer {
       : uws.App();
     const tracing = this.#options.tracing ?? null;
     app.any('/*', (res, req) => {
-      const ctx = new RequestContext(res, req, this.#writeStallMs);
+      const ctx = new RequestContext(res, req, this.#settings);
       if (tracing !== null) ctx.trace = tracing.begin(ctx, req);
       this.#handle(ctx, ambiguousFraming(req, ctx.contentLength));
     });
@@ -149,6 +164,7 @@ export class HttpServer {
   #handle(ctx: RequestContext, ambiguousFraming: boolean): void {
     ctx.res.onAborted(() => {
       ctx.aborted = true;
+      ctx.body?.abort();
       const onAbort = ctx.onAbort;
       ctx.onAbort = null;
       onAbort?.();
@@ -160,12 +176,17 @@ export class HttpServer {
     const handler = route?.handler(ctx.method);
     let pending: void | Promise<void> = undefined;
     try {
-      if (lifecycle.inFlight > (this.#options.maxInFlight ?? Infinity) && !PROBE_PATHS.has(ctx.path)) {
-        // Shed before any work, and close: the body stays unread and the client should back off.
-        ctx.res.onData(() => {});
-        sendError(ctx, new ApiError('overloaded', { headers: RETRY_SOON }), { closeConnection: true });
-        this.#done(ctx);
+      const probe = PROBE_PATHS.has(ctx.path);
+      if (!probe && lifecycle.inFlight > (this.#options.maxInFlight ?? Infinity)) {
+        this.#refuseAtOnce(ctx, new ApiError('overloaded', { headers: RETRY_SOON }));
         return;
+      }
+      if (!probe) {
+        ctx.addressSlot = this.#addresses.enter(ctx.clientAddress);
+        if (ctx.addressSlot === null) {
+          this.#refuseAtOnce(ctx, new ApiError('too_many_open_requests', { headers: RETRY_SOON }));
+          return;
+        }
       }
       if (ambiguousFraming) {
         ctx.res.onData(() => {}); // uWS wants a reader for a request with a body
@@ -184,10 +205,28 @@ export class HttpServer {
     else pending.then(() => this.#done(ctx), (error: unknown) => { this.#fail(ctx, error); this.#done(ctx); });
   }
 
+  /** Sheds a request before any work, and closes: the client should back off. */
+  #refuseAtOnce(ctx: RequestContext, error: ApiError): void {
+    if (ctx.hasBody) BodyReader.toDiscard(ctx);
+    sendRefusal(ctx, error);
+    this.#done(ctx);
+  }
+
   #fail(ctx: RequestContext, error: unknown): void {
+    if (error instanceof ClientGoneError) {
+      // An ordinary event on the internet (a client that gave up), not a fault of the service.
+      ctx.errorCode = error.code;
+      this.#options.logger.debug({ reqId: ctx.requestId, clientAddress: ctx.clientAddress }, 'client left before the answer');
+      return;
+    }
     const apiError = toApiError(error);
     if (apiError.code === 'internal_error' && !(error instanceof ApiError)) {
       this.#options.logger.error({ err: error, reqId: ctx.requestId }, 'unhandled error');
+    }
+    // Refused while the client is still sending its body: answered so that the client sees it.
+    if (ctx.body?.unread === true && ctx.status === 0 && apiError.code !== 'request_timeout') {
+      sendRefusal(ctx, apiError);
+      return;
     }
     // A request whose body was refused unread cannot be kept alive.
     endWithError(ctx, apiError, CLOSES_CONNECTION.has(apiError.code));
@@ -195,6 +234,8 @@ export class HttpServer {
 
   #done(ctx: RequestContext): void {
     if (!ctx.finished && !ctx.aborted) this.#fail(ctx, new Error('handler ended without a response'));
+    ctx.body?.release();
+    if (ctx.addressSlot !== null) this.#addresses.leave(ctx.addressSlot);
     this.#options.lifecycle.leave(ctx);
     if (ctx.streamOpened) openStreams.count -= 1;
     this.#options.metrics?.observe(ctx);

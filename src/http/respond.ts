@@ -42,6 +42,28 @@ export function sendError(ctx: RequestContext, error: ApiError, options: { close
   return send(ctx, error.status, JSON.stringify(error), error.headers, options);
 }
 
+/**
+ * Refuses a request and closes its connection. While the client is still sending the body, the
+ * refusal is written chunked, without its end, and the body reader lingers (see body-reader.ts);
+ * otherwise it is an ordinary response with `Connection: close`.
+ */
+export function sendRefusal(ctx: RequestContext, error: ApiError): boolean {
+  const body = ctx.body;
+  if (body === null || !body.unread) return sendError(ctx, error, { closeConnection: true });
+  if (ctx.aborted || ctx.finished) return false;
+  ctx.errorCode = error.code;
+  ctx.finished = true;
+  // First: it resumes a paused socket, which must not have unsent data when it resumes (uWS's
+  // pause/resume restores the poll events saved for the amount of data buffered at the time).
+  body.lingerThenClose();
+  ctx.res.cork(() => {
+    writeHead(ctx, error.status, JSON_TYPE, error.headers);
+    ctx.res.writeHeader('connection', 'close');
+    ctx.res.write(JSON.stringify(error));
+  });
+  return true;
+}
+
 /** Starts a response whose body follows in pieces (SSE). The caller must cork later writes. */
 export function beginStreaming(ctx: RequestContext, contentType: string, headers: Headers): void {
   writeHead(ctx, 200, contentType, headers);

@@ -27,4 +27,9 @@ function load(): Uws {
 }
 
 export const uws: Uws = load();
+// Every response would otherwise carry `uWebSockets: 20`, naming the server software to anyone
+// probing for a known flaw. `_cfg('silent')` is the addon's switch for it (it sets uWS's loop-wide
+// noMark flag); the pages uWS writes itself for a request it cannot parse (400, 431, 505) still
+// end with "uWebSockets/20 Server", which only a rebuild of the addon could change.
+(uws as unknown as { _cfg(key: string): void })._cfg('silent');
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '@btc-vision/uwebsockets.js';

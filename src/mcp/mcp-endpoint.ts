@@ -1,5 +1,6 @@
-// POST /mcp: body (same cap as /v1) → Origin → key → JSON → a fresh stateless MCP server and
-// transport → its response bridged back to uWS. Refusals before the transport use the API's error
+// POST /mcp: Origin → key → body (same cap as /v1) → JSON → each message counted against the key's
+// rate → a fresh stateless MCP server and transport → its response bridged back to uWS. The key
+// comes first: a request without a valid one is refused before its body is read. Refusals before the transport use the API's error
 // shape; what the transport itself refuses (Accept, MCP-Protocol-Version, JSON-RPC) is answered
 // by the SDK, as the MCP transport spec describes. OPTIONS /mcp answers CORS preflights.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -12,7 +13,8 @@ import { type Headers, send } from '../http/respond.ts';
 import { parseJsonBody } from '../validation/parse-json-body.ts';
 import { createMcpServer, type McpCaller, type McpToolDeps } from './mcp-server.ts';
 import type { OriginPolicy } from './origin-policy.ts';
-import { readRequestBody } from '../http/read-request-body.ts';
+import { BodyReader } from '../http/body-reader.ts';
+import { countMcpMessages } from './count-messages.ts';
 import { toWebRequest, writeWebResponse } from './web-bridge.ts';
 
 export interface McpDeps extends McpToolDeps {
@@ -26,7 +28,7 @@ const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="munja"' };
 
 export async function mcpPost(deps: McpDeps, ctx: RequestContext): Promise<void> {
   const { maxBodyBytes, bodyTimeoutMs, maxJsonDepth } = deps.config;
-  const body = await readRequestBody(ctx, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs });
+  const reader = new BodyReader(ctx, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs }, ctx.bodyBudget);
   const mcp = ctx.mcp ?? NO_MCP_HEADERS;
   const cors = deps.origins.check(mcp.origin);
   let principal: Principal;
@@ -35,7 +37,8 @@ export async function mcpPost(deps: McpDeps, ctx: RequestContext): Promise<void>
     principal = await deps.auth.authenticate(ctx.authorization);
     ctx.keyId = principal.keyId;
     if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
-    message = parseJsonBody(body, { maxDepth: maxJsonDepth });
+    message = parseJsonBody(await reader.read(), { maxDepth: maxJsonDepth });
+    await countMcpMessages(deps.limiter, principal, message);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     throw withHeaders(error, error.status === 401 ? { ...cors, ...WWW_AUTHENTICATE } : cors);

@@ -11,6 +11,7 @@ export function logRequest(logger: Logger, ctx: RequestContext): void {
     method: ctx.method,
     path: maskApiKeys(ctx.path),
     route: ctx.route,
+    clientAddress: ctx.clientAddress,
     status: finalStatus(ctx),
     outcome: OUTCOMES[outcomeIndex(ctx)],
     keyId: ctx.keyId,

@@ -39,7 +39,22 @@ function parseRaw(raw: string): RawResponse {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
-  return { status: Number(statusLine.split(' ')[1]), headers, body: split === -1 ? '' : raw.slice(split + 4), raw };
+  const body = split === -1 ? '' : raw.slice(split + 4);
+  return { status: Number(statusLine.split(' ')[1]), headers, body: headers['transfer-encoding'] === 'chunked' ? dechunk(body) : body, raw };
+}
+
+/** The data of a chunked body, as far as it arrived (a refusal's end may still be held back). */
+function dechunk(body: string): string {
+  let data = '';
+  let offset = 0;
+  for (;;) {
+    const lineEnd = body.indexOf('\r\n', offset);
+    if (lineEnd === -1) return data;
+    const size = Number.parseInt(body.slice(offset, lineEnd), 16);
+    if (!(size > 0)) return data;
+    data += body.slice(lineEnd + 2, lineEnd + 2 + size);
+    offset = lineEnd + 2 + size + 2;
+  }
 }
 
 export function chatBody(overrides: Record<string, unknown> = {}): string {

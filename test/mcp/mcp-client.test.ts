@@ -162,15 +162,16 @@ describe('MCP over the SDK client', () => {
   });
 
   it('a rate-limited key gets a tool error on the call over its limit, and usage is recorded per call', async () => {
-    const limited = await gateway.createKey({ accountEmail: 'limited@example.com', rpm: 1 });
+    // Three requests a minute: the handshake (initialize, then notifications/initialized) takes two.
+    const limited = await gateway.createKey({ accountEmail: 'limited@example.com', rpm: 3 });
     const client = await connect({ authorization: `Bearer ${limited.key}` });
     const first = await callTool(client, 'chat_completion', { model: 'fast', prompt: 'one' });
     expect(first.isError).toBeFalsy();
     const second = await callTool(client, 'chat_completion', { model: 'fast', prompt: 'two' });
     expect(second.isError).toBe(true);
     expect(textOf(second)).toMatch(/Rate limit reached for this key\. Retry after \d+ s\. \(rate_limit_exceeded\)/);
-    // list_models is not a completion: it is neither limited nor billed.
-    expect((await callTool(client, 'list_models', {})).isError).toBeFalsy();
+    // Every MCP message counts against the key's rate, not only completions: the POST is refused.
+    await expect(callTool(client, 'list_models', {})).rejects.toMatchObject({ code: 429 });
 
     await new Promise((resolve) => setTimeout(resolve, 1200));
     const today = new Date().toISOString().slice(0, 10);

@@ -37,7 +37,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('the abuse caps: on by default, set from server, trustProxy also from the dashboard\'s older setting', () => {
+    expect(loadConfig({})).toMatchObject({ maxBufferedBodyBytes: 128 * 1024 * 1024, maxRequestsPerAddress: 128, trustProxy: false, dashboard: { trustProxy: false } });
+    const set = loadConfig({ MUNJA_CONFIG: configFile({ server: { maxBufferedBodyBytes: 8 * 1024 * 1024, maxRequestsPerAddress: 4, trustProxy: true } }) });
+    expect(set).toMatchObject({ maxBufferedBodyBytes: 8 * 1024 * 1024, maxRequestsPerAddress: 4, trustProxy: true, dashboard: { trustProxy: true } });
+    expect(loadConfig({ MUNJA_CONFIG: configFile({ server: { dashboard: { trustProxy: true } } }) })).toMatchObject({ trustProxy: true, dashboard: { trustProxy: true } });
+    expect(loadConfig({ MUNJA_CONFIG: configFile({ server: { trustProxy: false, dashboard: { trustProxy: true } } }) })).toMatchObject({ trustProxy: false, dashboard: { trustProxy: false } });
+  });
+
   it.each([
+    ['a body budget below the body cap', { server: { maxBodyBytes: 8 * 1024 * 1024, maxBufferedBodyBytes: 4 * 1024 * 1024 } }, /server\.maxBufferedBodyBytes/],
+    ['a zero per-address cap', { server: { maxRequestsPerAddress: 0 } }, /server\.maxRequestsPerAddress/],
     ['not JSON', '{models:', /not valid JSON/],
     ['an unknown section', { modles: {} }, /"modles"/],
     ['a bad upstream URL', { models: { pro: { upstreams: [{ baseUrl: 'ftp://x/v1' }] } } }, /models\.pro\.upstreams\.0\.baseUrl/],

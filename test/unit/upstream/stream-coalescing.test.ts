@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { UpstreamConfig } from '../../../src/config/config-types.ts';
 import type { HttpRequest, HttpResponse } from '../../../src/http/uws.ts';
+import { UNLIMITED_BODY_BUDGET } from '../../../src/http/body-budget.ts';
 import { RequestContext } from '../../../src/http/request-context.ts';
 import { SseWriter } from '../../../src/streaming/sse-writer.ts';
 import { callUpstream, type UpstreamOutcome } from '../../../src/upstream/upstream-exchange.ts';
@@ -41,13 +42,14 @@ function recordingResponse() {
     },
     onWritable: () => res,
     close: () => res,
+    getRemoteAddressAsText: () => new TextEncoder().encode('127.0.0.1').buffer,
   };
   return { res: res as unknown as HttpResponse, sends, counts };
 }
 
 function context(res: HttpResponse): RequestContext {
   const req = { getCaseSensitiveMethod: () => 'POST', getUrl: () => '/v1/chat/completions', getHeader: () => '' };
-  return new RequestContext(res, req as unknown as HttpRequest, 30_000);
+  return new RequestContext(res, req as unknown as HttpRequest, { writeStallMs: 30_000, trustProxy: false, bodyBudget: UNLIMITED_BODY_BUDGET });
 }
 
 const event = (index: number) => `data: {"id":"c","object":"chat.completion.chunk","model":"up/model","choices":[{"index":0,"delta":{"content":" w${index}"}}]}\n\n`;

@@ -1,0 +1,225 @@
+// Reads a request body. Attached before anything asynchronous (uWS hands body data only to a reader
+// attached in the handler), it holds what arrives while the handler checks the key — pausing the
+// socket if more is on its way — and reads the rest once read() is called. The buffer grows with
+// what arrives (never from the declared Content-Length) up to the byte cap (413) and within the
+// process-wide budget (503). The deadline is armed only once a body arrives in pieces: most bodies
+// come whole with their headers and never pay for a timer. (A client that sends nothing at all is
+// closed by uWS's own idle timeout.)
+//
+// A request refused before its body has all arrived must still let the client see the refusal: a
+// close with unread data makes the kernel send a reset, which can destroy the answer before the
+// client reads it (and SDKs retry a reset, uploading the body again). So the refusal goes out at
+// once, chunked and marked `Connection: close`, and its end is held back while the rest of the
+// body is read and discarded (as nginx's lingering close does). When the body ends, or the client
+// has sent nothing for a while, the response ends cleanly and the client closes; uWS cannot add
+// its own close to a chunked response, and its timeout (~30 s with this build) closes a connection
+// whose client does not. A client still sending after a bounded time or size gets the end too, but
+// is no longer read from (the socket is paused, so it cannot make us read without end), and uWS's
+// timeout closes it: closing at once would reset the connection, which lingering exists to avoid.
+import { ApiError } from '../errors/api-error.ts';
+import type { BodyBudget } from './body-budget.ts';
+import type { RequestContext } from './request-context.ts';
+
+export interface BodyLimits {
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * The client went away before its body had arrived: nothing to answer, nothing to report loudly.
+ * An ApiError (with no stack), so that any handler treats it as an answer, not as a fault.
+ */
+export class ClientGoneError extends ApiError {
+  constructor() {
+    super('client_closed');
+  }
+}
+
+/** Lingering after a refusal: at most this long in all… */
+const LINGER_MAX_MS = 5_000;
+/** …this long without a byte from the client… */
+const LINGER_IDLE_MS = 1_000;
+/** …and at most this many bytes discarded. */
+const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+
+const FIRST_CAPACITY = 16 * 1024;
+
+export class BodyReader {
+  readonly #ctx: RequestContext;
+  readonly #limits: BodyLimits;
+  readonly #budget: BodyBudget;
+  #buffer: Uint8Array | null = null;
+  #received = 0;
+  #complete = false;
+  #paused = false;
+  #failure: ApiError | null = null;
+  #waiting: { resolve: (body: Uint8Array) => void; reject: (error: unknown) => void } | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  // After a refusal: everything that comes is discarded, and the response ends once lingering stops.
+  #discarding = false;
+  #lingering = false;
+  #discarded = 0;
+  #idleTimer: NodeJS.Timeout | null = null;
+  #lingerTimer: NodeJS.Timeout | null = null;
+
+  constructor(ctx: RequestContext, limits: BodyLimits, budget: BodyBudget) {
+    this.#ctx = ctx;
+    this.#limits = limits;
+    this.#budget = budget;
+    ctx.body = this;
+    const declared = ctx.contentLength === '' ? -1 : Number(ctx.contentLength);
+    if (declared > limits.maxBytes) this.#fail(tooLarge(limits.maxBytes));
+    if (!ctx.hasBody) this.#complete = true;
+    else ctx.res.onData((chunk, isLast) => this.#onData(chunk, isLast));
+  }
+
+  /** A reader for a request refused before its handler ran: whatever the body holds is discarded. */
+  static toDiscard(ctx: RequestContext): BodyReader {
+    return new BodyReader(ctx, { maxBytes: 0, timeoutMs: 0 }, ctx.bodyBudget);
+  }
+
+  /** The client is still sending the body: answering now needs a lingering close. */
+  get unread(): boolean {
+    return !this.#complete;
+  }
+
+  /** The whole body, or an ApiError (413, 408, 503 overloaded), or ClientGoneError. */
+  read(): Promise<Uint8Array> {
+    if (this.#failure !== null) return Promise.reject(this.#failure);
+    if (this.#ctx.aborted) return Promise.reject(new ClientGoneError());
+    if (this.#complete) return Promise.resolve(this.#take());
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      if (this.#paused) {
+        this.#paused = false;
+        this.#ctx.res.resume();
+      }
+    });
+  }
+
+  /** The client went away (uWS's onAborted). */
+  abort(): void {
+    this.#stopLingering();
+    this.#settle(new ClientGoneError());
+  }
+
+  /** Gives the buffer back to the budget; called when the request is done, however it ended. */
+  release(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (this.#buffer !== null) this.#budget.give(this.#buffer.byteLength);
+    this.#buffer = null;
+  }
+
+  /**
+   * The refusal is being written without its end (uWS would close at once): discard the rest of
+   * the body, then end the response. The caller checked `unread`.
+   */
+  lingerThenClose(): void {
+    this.release();
+    this.#discarding = true;
+    this.#lingering = true;
+    if (this.#paused) {
+      this.#paused = false;
+      this.#ctx.res.resume();
+    }
+    this.#lingerTimer = setTimeout(() => this.#endLinger(true), LINGER_MAX_MS);
+    this.#armLinger();
+  }
+
+  #onData(chunk: ArrayBuffer, isLast: boolean): void {
+    if (isLast) this.#complete = true;
+    if (this.#discarding) {
+      // The response may have ended already (the client went quiet, then sent more): no res calls.
+      if (!this.#lingering) return;
+      this.#discarded += chunk.byteLength;
+      if (isLast) this.#endLinger(false);
+      else if (this.#discarded > LINGER_MAX_BYTES) this.#endLinger(true);
+      else this.#armLinger();
+      return;
+    }
+    if (this.#failure !== null || this.#ctx.aborted) return;
+    const size = chunk.byteLength;
+    if (this.#received + size > this.#limits.maxBytes) return this.#fail(tooLarge(this.#limits.maxBytes));
+    if (!this.#reserve(this.#received + size)) return this.#fail(new ApiError('overloaded', { headers: { 'retry-after': '1' } }));
+    // uWS reuses the chunk's memory after the callback returns: it is copied.
+    if (size > 0) (this.#buffer as Uint8Array).set(new Uint8Array(chunk), this.#received);
+    this.#received += size;
+    if (isLast) {
+      if (this.#waiting !== null) this.#settle(null);
+      return;
+    }
+    if (this.#waiting === null && !this.#paused) {
+      // The key is still being checked: hold what came, wait for the verdict before reading more.
+      this.#paused = true;
+      this.#ctx.res.pause();
+    }
+    this.#timer ??= setTimeout(() => this.#fail(new ApiError('request_timeout')), this.#limits.timeoutMs);
+  }
+
+  /** Grows the buffer (doubling, up to the cap) to hold `size` bytes; false if the budget cannot. */
+  #reserve(size: number): boolean {
+    const capacity = this.#buffer?.byteLength ?? 0;
+    if (size <= capacity) return true;
+    const grown = Math.min(this.#limits.maxBytes, Math.max(size, capacity * 2, FIRST_CAPACITY));
+    if (!this.#budget.take(grown - capacity)) return false;
+    const buffer = new Uint8Array(grown);
+    if (this.#buffer !== null) buffer.set(this.#buffer.subarray(0, this.#received));
+    this.#buffer = buffer;
+    return true;
+  }
+
+  #take(): Uint8Array {
+    const body = this.#buffer === null ? new Uint8Array(0) : this.#buffer.subarray(0, this.#received);
+    this.release();
+    return body;
+  }
+
+  #fail(error: ApiError): void {
+    this.#failure = error;
+    this.#settle(error);
+  }
+
+  /** Ends a pending read(): with the body (null) or an error. Frees the buffer either way. */
+  #settle(error: unknown): void {
+    const waiting = this.#waiting;
+    this.#waiting = null;
+    if (error === null) {
+      waiting?.resolve(this.#take());
+      return;
+    }
+    this.release();
+    waiting?.reject(error);
+  }
+
+  /** (Re)starts the idle wait: a client that has gone quiet gets the refusal ended cleanly. */
+  #armLinger(): void {
+    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => this.#endLinger(false), LINGER_IDLE_MS);
+  }
+
+  #stopLingering(): void {
+    this.#lingering = false;
+    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
+    if (this.#lingerTimer !== null) clearTimeout(this.#lingerTimer);
+    this.#idleTimer = null;
+    this.#lingerTimer = null;
+  }
+
+  /**
+   * Ends the refusal: the client has it whole and closes. A client still sending past the bounds
+   * is no longer read from (the socket stays paused), and uWS's timeout closes the connection.
+   */
+  #endLinger(cutOff: boolean): void {
+    if (!this.#lingering) return;
+    this.#stopLingering();
+    if (this.#ctx.aborted) return;
+    const res = this.#ctx.res;
+    if (cutOff) res.pause();
+    res.cork(() => res.end(''));
+  }
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError('request_too_large', { message: `The request body is larger than the ${maxBytes} bytes this service accepts.` });
+}
