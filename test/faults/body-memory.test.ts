@@ -20,7 +20,7 @@ const sockets: Socket[] = [];
 
 beforeAll(async () => {
   server = await startServeProcess({ MUNJA_DATA: dir });
-  key = /^\s+(sk_munja_\w+)$/m.exec(server.stdout())![1]!;
+  key = server.firstKey()!;
 });
 afterAll(() => {
   for (const socket of sockets) socket.destroy();
