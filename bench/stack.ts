@@ -77,7 +77,9 @@ function munjaConfig(mockPort: number, localModel: boolean): object {
   return {
     // A short grace: the bench stops Munja when no request is in flight. Every bench client comes
     // from 127.0.0.1, so the per-address cap is raised above the ~10,000 streams held at once.
-    server: { shutdownGraceMs: 2_000, maxRequestsPerAddress: 1_000_000 },
+    // The bench's keys all belong to one account (with one shared Redis, every run's): past the
+    // default cap of 20 keys per account.
+    server: { shutdownGraceMs: 2_000, maxRequestsPerAddress: 1_000_000, dashboard: { maxKeysPerAccount: 1_000 } },
     // The bench key carries all the load: its limits never bind. The per-key concurrency cap stays on,
     // as in production, but far above any load here (the many-streams scenario holds ~10,000).
     limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 1_000_000 },
@@ -103,13 +105,15 @@ export async function startMunja(options: MunjaOptions): Promise<Munja> {
   mkdirSync(dir, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, MUNJA_DATA: join(dir, 'data'), LOG_LEVEL: 'info' };
   if (options.redisUrl !== undefined) env.REDIS_URL = options.redisUrl;
+  // The CLI reads the key cap from the config, so the config comes first.
+  const configPath = join(dir, 'munja.json');
+  writeFileSync(configPath, JSON.stringify(munjaConfig(options.mockPort, options.localModel === true), null, 2));
+  env.MUNJA_CONFIG = configPath;
   const key = await createKey(env);
   const tinyKey = await createKey(env, 1);
   const extraKeys: string[] = [];
   for (let index = 0; index < (options.extraKeys ?? 0); index++) extraKeys.push(await createKey(env));
 
-  const configPath = join(dir, 'munja.json');
-  writeFileSync(configPath, JSON.stringify(munjaConfig(options.mockPort, options.localModel === true), null, 2));
   const log = new MunjaLog(join(dir, 'munja.log'));
   const logFd = log.openForChild();
   const serveEnv: NodeJS.ProcessEnv = {
