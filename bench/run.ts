@@ -5,7 +5,7 @@
 // bench/REPORT.md and the plots in docs/bench/. Every process it starts is stopped by its PID.
 // Peers are installed by bench/setup.sh; a missing one is skipped and the report says so.
 //
-// Settings (env), defaults in brackets; the default run takes about 12 minutes:
+// Settings (env), defaults in brackets; the default run takes about 20 minutes:
 //   BENCH_SECONDS [5]            measured seconds per closed-loop run (saturation, streaming, rejects)
 //   BENCH_WARMUP_SECONDS [1]     warm-up before each closed-loop run
 //   BENCH_TARGET_WARMUP_SECONDS [5]  load each target gets before its first measurement (half JSON, half streams)
