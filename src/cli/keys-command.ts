@@ -3,13 +3,13 @@ import { digestApiKey } from '../auth/api-key.ts';
 import { createApiKey } from '../auth/create-key.ts';
 import { maxKeysPerAccountFrom } from '../config/load-config.ts';
 import { KeyCapError } from '../store/store.ts';
-import type { Store } from '../store/store.ts';
 import { ConfigError, modelIdsFrom } from '../config/load-config.ts';
 import {
   expectPositionals, parseCommandArgs, parseEmail, parseModels, parseName, parsePositiveInteger,
 } from './arguments.ts';
 import { CliError, EXIT_FAILURE, EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { formatTable, keyJson, keyStatus, maskedKey, shortTime } from './format.ts';
+import { keysWithEmails } from './keys-of-account.ts';
 import { withStore } from './open-store.ts';
 
 const JSON_OPTION = { json: { type: 'boolean' } } as const;
@@ -82,29 +82,12 @@ async function keyGivenForId(io: CliIo, key: string): Promise<string> {
     : `${told}: run 'munja keys revoke ${found.key.id}'`;
 }
 
-async function emailsById(store: Store, accountIds: Iterable<string>): Promise<Map<string, string>> {
-  const emails = new Map<string, string>();
-  for (const id of new Set(accountIds)) {
-    emails.set(id, (await store.findAccountById(id))?.email ?? '?');
-  }
-  return emails;
-}
-
 async function listKeys(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { ...JSON_OPTION, account: { type: 'string' } }, 'keys list');
   expectPositionals(positionals, [], 'keys list');
   const email = values.account === undefined ? undefined : parseEmail(values.account, '--account email');
 
-  const { keys, emails } = await withStore(io, async (store) => {
-    let accountId: string | undefined;
-    if (email !== undefined) {
-      const account = await store.findAccountByEmail(email);
-      if (account === undefined) throw notFound(`no account with email ${email}`);
-      accountId = account.id;
-    }
-    const keys = await store.listKeys(accountId);
-    return { keys, emails: await emailsById(store, keys.map((key) => key.accountId)) };
-  });
+  const { keys, emails } = await withStore(io, (store) => keysWithEmails(store, email));
 
   const emailOf = (accountId: string) => emails.get(accountId) ?? '?';
   if (values.json) {

@@ -2,8 +2,9 @@
 // writes (the dashboard's usage page reads the same), with the total.
 import { lastDays } from '../dashboard/usage-api.ts';
 import { expectPositionals, parseCommandArgs, parseEmail, parsePositiveInteger } from './arguments.ts';
-import { EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
+import { EXIT_OK, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { formatTable } from './format.ts';
+import { keysWithEmails } from './keys-of-account.ts';
 import { withStore } from './open-store.ts';
 
 const DEFAULT_DAYS = 30;
@@ -23,15 +24,8 @@ export async function usageCommand(args: string[], io: CliIo): Promise<number> {
   const to = range.at(-1)!;
 
   const { keys, rows, emails } = await withStore(io, async (store) => {
-    let accountId: string | undefined;
-    if (email !== undefined) {
-      const account = await store.findAccountByEmail(email);
-      if (account === undefined) throw notFound(`no account with email ${email}`);
-      accountId = account.id;
-    }
-    const keys = await store.listKeys(accountId);
+    const { keys, emails } = await keysWithEmails(store, email);
     const rows = keys.length === 0 ? [] : await store.usageByDay(keys.map((key) => key.id), from, to);
-    const emails = new Map((await store.listAccounts()).map((account) => [account.id, account.email]));
     return { keys, rows, emails };
   });
 
