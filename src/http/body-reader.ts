@@ -48,7 +48,7 @@ export class BodyReader {
   readonly #ctx: RequestContext;
   readonly #limits: BodyLimits;
   readonly #budget: BodyBudget;
-  #buffer: Uint8Array | null = null;
+  #buffer: Uint8Array<ArrayBuffer> | null = null;
   #received = 0;
   #complete = false;
   #paused = false;
@@ -163,9 +163,9 @@ export class BodyReader {
     if (size <= capacity) return true;
     const grown = Math.min(this.#limits.maxBytes, Math.max(size, capacity * 2, FIRST_CAPACITY));
     if (!this.#budget.take(grown - capacity)) return false;
-    const buffer = new Uint8Array(grown);
-    if (this.#buffer !== null) buffer.set(this.#buffer.subarray(0, this.#received));
-    this.#buffer = buffer;
+    // transfer() moves the bytes and frees the old memory at once: a copy into a new buffer left the
+    // old one to the collector, so stalled bodies could hold about twice what they had received.
+    this.#buffer = this.#buffer === null ? new Uint8Array(grown) : new Uint8Array(this.#buffer.buffer.transfer(grown));
     return true;
   }
 
