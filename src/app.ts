@@ -57,8 +57,8 @@ export interface AppOptions {
   readonly spanProcessor?: SpanProcessor;
 }
 
-export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger' | 'requestLogger'>, options: AppOptions = {}): Promise<RunningApp> {
-  const { logger, requestLogger } = logs;
+export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger' | 'requestLog'>, options: AppOptions = {}): Promise<RunningApp> {
+  const { logger, requestLog } = logs;
   const lifecycle = new Lifecycle();
   // The SDK is loaded only when tracing is on.
   const tracing: Tracing | null = config.tracing === null
@@ -109,7 +109,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   await mountDashboard(router, { config, store, logger });
   if (config.dashboard.enabled) router.on('GET', '/', root);
   const server = new HttpServer({
-    router, lifecycle, logger, requestLogger, tls: config.tls, metrics, tracing, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,
+    router, lifecycle, logger, requestLog, tls: config.tls, metrics, tracing, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,
     maxBufferedBodyBytes: config.maxBufferedBodyBytes, maxRequestsPerAddress: config.maxRequestsPerAddress, trustProxy: config.trustProxy,
   });
   const port = await server.listen(config.host, config.port);

@@ -8,7 +8,7 @@ import { ApiError, toApiError } from '../errors/api-error.ts';
 import type { Lifecycle } from '../lifecycle/lifecycle.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
-import { logRequest } from '../observability/request-log.ts';
+import type { RequestLog } from '../observability/request-log.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { endWithError, openStreams } from '../streaming/sse-writer.ts';
 import { AddressSlots } from './address-slots.ts';
@@ -27,8 +27,8 @@ export interface HttpServerOptions {
   readonly router: Router;
   readonly lifecycle: Lifecycle;
   readonly logger: Logger;
-  /** For the one line per request (no redaction pass: its fields never hold a secret). */
-  readonly requestLogger: Logger;
+  /** Writes the one line per request. */
+  readonly requestLog: RequestLog;
   /** Serve HTTPS only (uWS SSLApp); null or absent: plain HTTP. */
   readonly tls?: TlsConfig | null;
   /** Observes every finished request (GET /metrics); null or absent: metrics are off. */
@@ -240,6 +240,6 @@ export class HttpServer {
     if (ctx.streamOpened) openStreams.count -= 1;
     this.#options.metrics?.observe(ctx);
     ctx.trace?.finish(ctx);
-    logRequest(this.#options.requestLogger, ctx);
+    this.#options.requestLog.write(ctx);
   }
 }

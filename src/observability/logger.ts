@@ -3,6 +3,8 @@
 import pino, { type Logger } from 'pino';
 import sonicBoom from 'sonic-boom';
 import type { LogLevel } from '../config/config-types.ts';
+import { LogLines } from './log-lines.ts';
+import { RequestLog } from './request-log.ts';
 
 export type { Logger };
 
@@ -27,19 +29,16 @@ export const REDACT_PATHS = [
 export interface LoggerHandle {
   /** Every log line except the per-request one: secrets are redacted wherever they could appear. */
   readonly logger: Logger;
-  /**
-   * The one line per request (observability/request-log.ts). Its fields are a fixed set that never
-   * holds a secret, so it skips the redaction pass, measured at ~8.5 µs of ~11.5 µs per line.
-   */
-  readonly requestLogger: Logger;
+  /** The one line per request (observability/request-log.ts), in the same stream as the others. */
+  readonly requestLog: RequestLog;
   /** Writes out what is buffered; call before exiting. */
   flush(): void;
 }
 
-// Lines are written in batches of this size, and at least this often: one write per request
-// line was the largest single cost of a GET /v1/models (measured 37 → 14 µs CPU without logging).
-// Writing a file in 64 KiB pieces took 0.55–0.73 ms of CPU per MiB, in 8 KiB pieces 2.7–3.1 ms
-// (each write wakes a thread-pool thread); nginx buffers its access log by 64k as well.
+// Lines are written in batches of 64 KiB (log-lines.ts), and at least this often: one write per
+// request line was the largest single cost of a GET /v1/models (measured 37 → 14 µs CPU without
+// logging). Writing a file in 64 KiB pieces took 0.55–0.73 ms of CPU per MiB, in 8 KiB pieces
+// 2.7–3.1 ms (each write wakes a thread-pool thread); nginx buffers its access log by 64k as well.
 const BATCH_BYTES = 64 * 1024;
 const FLUSH_EVERY_MS = 100;
 // What waits for a slow or failing destination is bounded; lines beyond it are dropped (about two
@@ -49,14 +48,14 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export function createLogger(level: LogLevel, destination: number | NodeJS.WritableStream = 1): LoggerHandle {
   const base = { pid: process.pid };
   const options = { level, base, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  const minLevel = level === 'silent' ? Number.POSITIVE_INFINITY : pino.levels.values[level] ?? 30;
   if (typeof destination !== 'number') {
-    return { logger: pino(options, destination), requestLogger: pino({ level, base }, destination), flush: () => {} };
+    const streamLines = new LogLines((region) => destination.write(region), { eachLine: true });
+    return { logger: pino(options, destination), requestLog: new RequestLog(streamLines, minLevel), flush: () => {} };
   }
-  // Buffer mode batches lines as a list of buffers. The default (utf8) mode appends each line to
-  // one growing string and measures that string's byte length on every write, which copies the
-  // whole batch per line: ~4 KB of garbage per request line with 8 KiB batches.
-  // sonic-boom is pino's own destination; version 5 is used directly because 4 (pino's) retries a
-  // failed synchronous flush forever, which would hang a shutdown on a full disk.
+  // sonic-boom is pino's own destination, in buffer mode: it keeps the batches handed to it as
+  // they are. Version 5 is used directly because 4 (pino's) retries a failed synchronous flush
+  // forever, which would hang a shutdown on a full disk.
   const stream = new SonicBoom({
     dest: destination,
     sync: false,
@@ -66,8 +65,8 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
     contentMode: 'buffer',
   });
   const writeBuffer = stream.write.bind(stream) as unknown as (data: Buffer) => boolean; // typed for strings only
-  let unflushed = false;
-  const lines: pino.DestinationStream = { write: (line) => { unflushed = true; writeBuffer(Buffer.from(line)); } };
+  const batch = new LogLines(writeBuffer);
+  const lines: pino.DestinationStream = { write: (line) => batch.appendLine(line) };
   let ready = false;
   stream.once('ready', () => { ready = true; });
   // A destination that fails (its reader gone, a full disk) or falls behind costs lines, not the
@@ -82,17 +81,17 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
   stream.on('drop', () => reportLoss(`the log destination is ${MAX_BUFFERED_BYTES / 1024 / 1024} MiB behind`));
   // Only when something was logged: an idle gateway makes no empty writes.
   setInterval(() => {
-    if (!ready || !unflushed) return;
-    unflushed = false;
+    if (!ready || !batch.pending) return;
+    batch.handOver();
     stream.flush();
   }, FLUSH_EVERY_MS).unref();
   return {
     logger: pino(options, lines),
-    requestLogger: pino({ level, base }, lines),
+    requestLog: new RequestLog(batch, minLevel),
     // flushSync before 'ready' throws (sonic-boom has no fd yet; nothing is buffered then), and
     // it throws EPIPE when whoever read our stdout is gone: neither may stop a shutdown.
     flush: () => {
-      unflushed = false;
+      batch.handOver();
       if (!ready) return;
       try {
         stream.flushSync();

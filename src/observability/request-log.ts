@@ -1,35 +1,63 @@
 // One log line per request: what an operator needs to trace it, never the key itself. With tracing
-// on, trace_id and span_id (the request's span) join the line to its trace.
+// on, trace_id and span_id (the request's span) join the line to its trace. The line has pino's
+// shape (level, time, pid, the fields, msg) and goes into the same batch as every other log line,
+// but it is written field by field into the batch buffer: building an object per request and
+// serialising it through pino cost ~7 µs of a request's CPU, this ~1 µs.
 import { maskApiKeys } from '../auth/mask-api-keys.ts';
 import type { RequestContext } from '../http/request-context.ts';
-import type { Logger } from './logger.ts';
+import { fieldBytes, type LogLines } from './log-lines.ts';
 import { finalStatus, OUTCOMES, outcomeIndex } from './request-outcome.ts';
 
-export function logRequest(logger: Logger, ctx: RequestContext): void {
-  const line: Record<string, unknown> = {
-    reqId: ctx.requestId,
-    method: ctx.method,
-    path: maskApiKeys(ctx.path),
-    route: ctx.route,
-    clientAddress: ctx.clientAddress,
-    status: finalStatus(ctx),
-    outcome: OUTCOMES[outcomeIndex(ctx)],
-    keyId: ctx.keyId,
-    model: ctx.model === null ? null : maskApiKeys(ctx.model),
-    stream: ctx.stream,
-    promptTokens: ctx.promptTokens,
-    completionTokens: ctx.completionTokens,
-    durationMs: Math.round(ctx.elapsedMs() * 100) / 100,
-    firstByteMs: ctx.firstByteMs,
-    errorCode: ctx.errorCode,
-    clientClosed: ctx.aborted,
-  };
-  const { trace } = ctx;
-  if (trace !== null) {
-    line.trace_id = trace.traceId;
-    line.span_id = trace.spanId;
+// pino's level numbers.
+const INFO = 30;
+const ERROR = 50;
+// Everything of the line but its variable strings, with room to spare.
+const FIXED_BYTES = 512;
+
+export class RequestLog {
+  readonly #lines: LogLines;
+  /** The lowest level written (pino's number; Infinity when silent). */
+  readonly #minLevel: number;
+  readonly #pid: string;
+
+  constructor(lines: LogLines, minLevel: number, pid = process.pid) {
+    this.#lines = lines;
+    this.#minLevel = minLevel;
+    this.#pid = String(pid);
   }
-  // A 503 from /readyz while starting or draining is the probe working, not a fault.
-  if (ctx.status >= 500 && ctx.errorCode !== 'not_ready') logger.error(line, 'request');
-  else logger.info(line, 'request');
+
+  write(ctx: RequestContext): void {
+    // A 503 from /readyz while starting or draining is the probe working, not a fault.
+    const level = ctx.status >= 500 && ctx.errorCode !== 'not_ready' ? ERROR : INFO;
+    if (level < this.#minLevel) return;
+    const path = maskApiKeys(ctx.path);
+    const model = ctx.model === null ? null : maskApiKeys(ctx.model);
+    const { trace } = ctx;
+    const lines = this.#lines;
+    lines.begin(FIXED_BYTES + fieldBytes(path) + fieldBytes(model) + fieldBytes(ctx.clientAddress) + fieldBytes(ctx.method)
+      + fieldBytes(ctx.keyId) + fieldBytes(ctx.errorCode) + fieldBytes(ctx.route));
+    lines.raw(`{"level":${level},"time":${Date.now()},"pid":${this.#pid},"reqId":"${ctx.requestId}","method":`);
+    lines.string(ctx.method);
+    lines.raw(',"path":');
+    lines.string(path);
+    lines.raw(',"route":');
+    lines.string(ctx.route);
+    lines.raw(',"clientAddress":');
+    lines.string(ctx.clientAddress);
+    lines.raw(`,"status":${finalStatus(ctx)},"outcome":"${OUTCOMES[outcomeIndex(ctx)]}","keyId":`);
+    lines.stringOrNull(ctx.keyId);
+    lines.raw(',"model":');
+    lines.stringOrNull(model);
+    lines.raw(`,"stream":${ctx.stream},"promptTokens":${finite(ctx.promptTokens)},"completionTokens":${finite(ctx.completionTokens)},"durationMs":${Math.round(ctx.elapsedMs() * 100) / 100},"firstByteMs":${finite(ctx.firstByteMs)},"errorCode":`);
+    lines.stringOrNull(ctx.errorCode);
+    lines.raw(`,"clientClosed":${ctx.aborted}`);
+    if (trace !== null) lines.raw(`,"trace_id":"${trace.traceId}","span_id":"${trace.spanId}"`);
+    lines.raw(',"msg":"request"}\n');
+    lines.end();
+  }
+}
+
+/** As JSON writes a number: null when it is not finite (or absent). */
+function finite(value: number | null): number | null {
+  return value !== null && Number.isFinite(value) ? value : null;
 }

@@ -3,12 +3,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
+import type { RequestContext } from '../../../src/http/request-context.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 
 function capture() {
   const lines: string[] = [];
   const sink = new Writable({ write(chunk, _encoding, done) { lines.push(chunk.toString()); done(); } });
   return { lines, logger: createLogger('info', sink).logger };
+}
+
+// A finished request as the request line reads it.
+function requestContext(requestId: string): RequestContext {
+  return {
+    requestId, method: 'POST', path: '/v1/chat/completions', route: '/v1/chat/completions', clientAddress: '127.0.0.1', status: 200,
+    errorCode: null, aborted: false, finished: true, keyId: 'key_1', model: 'čćžšđ-模型-🙂', stream: false, promptTokens: 1,
+    completionTokens: 1, firstByteMs: null, elapsedMs: () => 1, trace: null,
+  } as unknown as RequestContext;
 }
 
 describe('logger', () => {
@@ -26,16 +36,16 @@ describe('logger', () => {
     const dir = mkdtempSync(join(tmpdir(), 'munja-log-'));
     const fd = openSync(join(dir, 'out.log'), 'w');
     try {
-      const { logger, requestLogger, flush } = createLogger('info', fd);
+      const { logger, requestLog, flush } = createLogger('info', fd);
       await new Promise((resolve) => setTimeout(resolve, 20)); // the destination opens on the next turn
       const count = 3_000; // several batches
       for (let i = 0; i < count; i += 1) {
-        if (i % 2 === 0) requestLogger.info({ i, model: 'čćžšđ-模型-🙂' }, 'request');
-        else logger.info({ i }, 'other');
+        if (i % 2 === 0) requestLog.write(requestContext(String(i)));
+        else logger.info({ i: String(i) }, 'other');
       }
       flush();
       const lines = readFileSync(join(dir, 'out.log'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
-      expect(lines.map((line) => line.i)).toEqual(Array.from({ length: count }, (_, i) => i));
+      expect(lines.map((line) => line.i ?? line.reqId)).toEqual(Array.from({ length: count }, (_, i) => String(i)));
       expect(lines.filter((line) => line.msg === 'request').every((line) => line.model === 'čćžšđ-模型-🙂')).toBe(true);
     } finally {
       closeSync(fd);

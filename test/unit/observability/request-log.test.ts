@@ -1,28 +1,68 @@
-// The request line's level: faults at error, a readiness probe answered 503 while starting at info.
+// The request line: pino's shape, every field, escaping of what a client controls, keys masked,
+// and its level (faults at error, a readiness probe answered 503 while starting at info).
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../../src/http/request-context.ts';
-import type { Logger } from '../../../src/observability/logger.ts';
-import { logRequest } from '../../../src/observability/request-log.ts';
+import { LogLines } from '../../../src/observability/log-lines.ts';
+import { RequestLog } from '../../../src/observability/request-log.ts';
 
-function levelOf(status: number, errorCode: string | null, path = '/v1/chat/completions'): string {
-  const levels: string[] = [];
-  const logger = { info: () => levels.push('info'), error: () => levels.push('error') } as unknown as Logger;
-  const ctx = {
-    requestId: 'req_1', method: 'GET', path, status, errorCode, aborted: false, finished: true, keyId: null, model: null,
-    stream: false, promptTokens: null, completionTokens: null, firstByteMs: null, elapsedMs: () => 1, trace: null, route: path,
+function contextOf(fields: Partial<Record<keyof RequestContext, unknown>> = {}): RequestContext {
+  return {
+    requestId: 'req_1', method: 'POST', path: '/v1/chat/completions', route: '/v1/chat/completions', clientAddress: '127.0.0.1',
+    status: 200, errorCode: null, aborted: false, finished: true, keyId: 'key_1', model: 'default', stream: false,
+    promptTokens: 12, completionTokens: 34, firstByteMs: null, elapsedMs: () => 1.23456, trace: null, ...fields,
   } as unknown as RequestContext;
-  logRequest(logger, ctx);
-  return levels.join();
+}
+
+function lineOf(ctx: RequestContext, minLevel = 30): Record<string, unknown> | undefined {
+  const written: string[] = [];
+  new RequestLog(new LogLines((region) => written.push(region.toString('utf8')), { eachLine: true }), minLevel, 4242).write(ctx);
+  expect(written.length).toBeLessThanOrEqual(1);
+  if (written.length === 0) return undefined;
+  expect(written[0]!.endsWith('}\n')).toBe(true);
+  return JSON.parse(written[0]!) as Record<string, unknown>;
 }
 
 describe('the request log line', () => {
-  it('logs /readyz answering 503 not_ready (starting, draining) at info', () => {
-    expect(levelOf(503, 'not_ready', '/readyz')).toBe('info');
+  it('has pino’s shape and every field of the request', () => {
+    const line = lineOf(contextOf())!;
+    expect(typeof line.time).toBe('number');
+    expect({ ...line, time: 0 }).toEqual({
+      level: 30, time: 0, pid: 4242, reqId: 'req_1', method: 'POST', path: '/v1/chat/completions', route: '/v1/chat/completions',
+      clientAddress: '127.0.0.1', status: 200, outcome: 'ok', keyId: 'key_1', model: 'default', stream: false, promptTokens: 12,
+      completionTokens: 34, durationMs: 1.23, firstByteMs: null, errorCode: null, clientClosed: false, msg: 'request',
+    });
+    expect(Object.keys(line).slice(0, 3)).toEqual(['level', 'time', 'pid']);
   });
 
-  it('logs other 5xx at error, and the rest at info', () => {
-    expect(levelOf(503, 'overloaded')).toBe('error');
-    expect(levelOf(502, 'upstream_error')).toBe('error');
-    expect(levelOf(200, null)).toBe('info');
+  it('escapes what a client sends (quotes, control characters, any script) and masks keys in it', () => {
+    const path = '/v1/"odd"\\path\n\u0001čćž-模型-🙂';
+    const line = lineOf(contextOf({ path, model: 'sk_munja_0123456789abcdefghijXYZW "m"', method: 'P"OST', clientAddress: '::1"' }))!;
+    expect(line.path).toBe(path);
+    expect(line.model).toBe('sk_munja_…XYZW "m"');
+    expect(line.method).toBe('P"OST');
+    expect(line.clientAddress).toBe('::1"');
+  });
+
+  it('writes null for an absent key, model, error and a number that is not finite', () => {
+    const line = lineOf(contextOf({ keyId: null, model: null, promptTokens: Number.NaN, firstByteMs: 5.5, errorCode: 'x' }))!;
+    expect(line).toMatchObject({ keyId: null, model: null, promptTokens: null, firstByteMs: 5.5, errorCode: 'x' });
+  });
+
+  it('joins the line to its trace when the request is traced', () => {
+    const line = lineOf(contextOf({ trace: { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) } }))!;
+    expect(line).toMatchObject({ trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16), msg: 'request' });
+  });
+
+  it('logs /readyz answering 503 not_ready (starting, draining) at info, other 5xx at error, the rest at info', () => {
+    expect(lineOf(contextOf({ status: 503, errorCode: 'not_ready', path: '/readyz' }))!.level).toBe(30);
+    expect(lineOf(contextOf({ status: 503, errorCode: 'overloaded' }))!.level).toBe(50);
+    expect(lineOf(contextOf({ status: 502, errorCode: 'upstream_error' }))!.level).toBe(50);
+    expect(lineOf(contextOf({ status: 429, errorCode: 'rate_limit_exceeded' }))!.level).toBe(30);
+  });
+
+  it('writes nothing below the logger’s level, and faults still at warn', () => {
+    expect(lineOf(contextOf(), 40)).toBeUndefined();
+    expect(lineOf(contextOf({ status: 500, errorCode: 'internal_error' }), 40)!.level).toBe(50);
+    expect(lineOf(contextOf({ status: 500, errorCode: 'internal_error' }), Number.POSITIVE_INFINITY)).toBeUndefined();
   });
 });

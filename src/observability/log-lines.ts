@@ -1,0 +1,97 @@
+// Log lines written straight into a batch buffer, in order, and handed to the destination as
+// regions of it: no Buffer per line, and the per-request line is serialised field by field without
+// building an object (observability/request-log.ts). A handed-over region is never written again,
+// so the destination may keep it until its write is done.
+
+/** Takes a region of lines; may keep it (it is never written again). */
+export type LineSink = (lines: Buffer) => void;
+
+const CHUNK_BYTES = 64 * 1024;
+
+// A string needs JSON escaping when it holds a quote, a backslash, a control character or anything
+// beyond ASCII (written as UTF-8 by JSON.stringify then, rare in these fields).
+function plainAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return false;
+  }
+  return true;
+}
+
+export class LogLines {
+  readonly #sink: LineSink;
+  /** Hand each line over at once (a stream destination in tests) rather than a batch at a time. */
+  readonly #eachLine: boolean;
+  #chunk: Buffer;
+  /** Written up to here; what lies between #handed and #offset waits for the next handOver(). */
+  #offset = 0;
+  #handed = 0;
+
+  constructor(sink: LineSink, options: { eachLine?: boolean } = {}) {
+    this.#sink = sink;
+    this.#eachLine = options.eachLine ?? false;
+    this.#chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  }
+
+  /** Lines wait to be handed over. */
+  get pending(): boolean {
+    return this.#offset > this.#handed;
+  }
+
+  /** A line already serialised (pino's), newline included. */
+  appendLine(line: string): void {
+    this.begin(line.length * 3);
+    this.#offset += this.#chunk.write(line, this.#offset, 'utf8');
+    this.end();
+  }
+
+  /** Starts a line of at most `maxBytes`. */
+  begin(maxBytes: number): void {
+    if (this.#chunk.length - this.#offset >= maxBytes) return;
+    this.handOver();
+    this.#chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, maxBytes));
+    this.#offset = 0;
+    this.#handed = 0;
+  }
+
+  /** Text known to need no escaping (keys, punctuation, numbers). */
+  raw(text: string): void {
+    this.#offset += this.#chunk.write(text, this.#offset, 'latin1');
+  }
+
+  /** A JSON string value. */
+  string(text: string): void {
+    if (!plainAscii(text)) {
+      this.#offset += this.#chunk.write(JSON.stringify(text), this.#offset, 'utf8');
+      return;
+    }
+    const chunk = this.#chunk;
+    chunk[this.#offset++] = 0x22;
+    this.#offset += chunk.write(text, this.#offset, 'latin1');
+    chunk[this.#offset++] = 0x22;
+  }
+
+  /** A JSON string value or null. */
+  stringOrNull(text: string | null): void {
+    if (text === null) this.raw('null');
+    else this.string(text);
+  }
+
+  /** Ends a line begun with begin(). */
+  end(): void {
+    if (this.#eachLine) this.handOver();
+  }
+
+  /** Hands what was written since the last hand-over to the destination. */
+  handOver(): void {
+    if (this.#offset === this.#handed) return;
+    const region = this.#chunk.subarray(this.#handed, this.#offset);
+    this.#handed = this.#offset;
+    this.#sink(region);
+  }
+}
+
+/** The most bytes a string field can take once escaped (\uXXXX per UTF-16 unit, quotes). */
+export function fieldBytes(text: string | null): number {
+  return text === null ? 4 : text.length * 6 + 2;
+}
