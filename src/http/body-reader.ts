@@ -141,7 +141,7 @@ export class BodyReader {
     if (this.#failure !== null || this.#ctx.aborted) return;
     const size = chunk.byteLength;
     if (this.#received + size > this.#limits.maxBytes) return this.#fail(tooLarge(this.#limits.maxBytes));
-    if (!this.#reserve(this.#received + size)) return this.#fail(new ApiError('overloaded', { headers: { 'retry-after': '1' } }));
+    if (!this.#reserve(this.#received + size, isLast)) return this.#fail(new ApiError('overloaded', { headers: { 'retry-after': '1' } }));
     // uWS reuses the chunk's memory after the callback returns: it is copied.
     if (size > 0) (this.#buffer as Uint8Array).set(new Uint8Array(chunk), this.#received);
     this.#received += size;
@@ -157,11 +157,15 @@ export class BodyReader {
     this.#timer ??= setTimeout(() => this.#fail(new ApiError('request_timeout')), this.#limits.timeoutMs);
   }
 
-  /** Grows the buffer (doubling, up to the cap) to hold `size` bytes; false if the budget cannot. */
-  #reserve(size: number): boolean {
+  /**
+   * Grows the buffer (doubling, up to the cap) to hold `size` bytes; false if the budget cannot.
+   * A body that comes whole in one piece (most do) gets a buffer of its own size: a 16 KiB buffer
+   * per request was most of a small request's allocation, and its external memory drove the GC.
+   */
+  #reserve(size: number, whole: boolean): boolean {
     const capacity = this.#buffer?.byteLength ?? 0;
     if (size <= capacity) return true;
-    const grown = Math.min(this.#limits.maxBytes, Math.max(size, capacity * 2, FIRST_CAPACITY));
+    const grown = whole && capacity === 0 ? size : Math.min(this.#limits.maxBytes, Math.max(size, capacity * 2, FIRST_CAPACITY));
     if (!this.#budget.take(grown - capacity)) return false;
     // transfer() moves the bytes and frees the old memory at once: a copy into a new buffer left the
     // old one to the collector, so stalled bodies could hold about twice what they had received.
