@@ -9,10 +9,12 @@ import { addedOverFloorMs, localToRelay, munjaToDirect, munjaToFloorCpu, munjaTo
 const us = (result: ClosedLoopResult | undefined) => (result === undefined ? Number.NaN : cpuPerRequestUs(result));
 const whole = (value: number) => fixed(value, 0);
 const bytes = (value: number | undefined) => thousands(value);
+/** A difference from addedOverFloorMs: +Infinity is a round in which Munja fell behind. */
+const signedOrBehind = (value: number | undefined) => (value === Number.POSITIVE_INFINITY ? 'fell behind' : signedMs(value));
 
 /** The median and range of `values` as one cell (signed figures read better with "to" than a dash). */
-function over(values: readonly number[], show: (value: number) => string, to = '–'): string {
-  const spread = spreadOf(values);
+function over(values: readonly number[], show: (value: number) => string, to = '–', keepInfinite = false): string {
+  const spread = spreadOf(values, keepInfinite);
   return spread === undefined ? '—' : `${show(spread.median)} (${show(spread.min)}${to}${show(spread.max)})`;
 }
 
@@ -52,7 +54,7 @@ export function roundsLatencyTable(rounds: readonly Round[] | undefined): string
     String(index + 1),
     percentiles(round.floor.paced),
     percentiles(round.munja.paced),
-    `${signedMs(p50[index])} / ${signedMs(p99[index])}`,
+    `${signedOrBehind(p50[index])} / ${signedOrBehind(p99[index])}`,
     bytes(round.floor.allocation?.bytesPerRequest),
     bytes(round.munja.allocation?.bytesPerRequest),
     round.local === undefined ? '—' : `${fixed(us(round.local), 0)} (${ratio(locals[index])})`,
@@ -67,7 +69,7 @@ export function roundsLatencyTable(rounds: readonly Round[] | undefined): string
     '**median**',
     pair(over(paced((round) => round.floor.paced, 'p50'), ms), over(paced((round) => round.floor.paced, 'p99'), ms)),
     pair(over(paced((round) => round.munja.paced, 'p50'), ms), over(paced((round) => round.munja.paced, 'p99'), ms)),
-    pair(over(p50, signedMs, ' to '), over(p99, signedMs, ' to ')),
+    pair(over(p50, signedOrBehind, ' to ', true), over(p99, signedOrBehind, ' to ', true)),
     over(rounds.map((round) => round.floor.allocation?.bytesPerRequest ?? Number.NaN), bytes),
     over(rounds.map((round) => round.munja.allocation?.bytesPerRequest ?? Number.NaN), bytes),
     over(rounds.map((round) => us(round.local)), whole) + (spreadOf(locals) === undefined ? '' : ` (${ratio(spreadOf(locals)!.median)})`),

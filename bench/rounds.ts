@@ -102,10 +102,11 @@ export interface Spread {
   readonly max: number;
 }
 
-export function spreadOf(values: readonly number[]): Spread | undefined {
-  const finite = values.filter(Number.isFinite);
-  if (finite.length === 0) return undefined;
-  const sorted = Float64Array.from(finite).sort();
+/** Median and range of the finite values; with `keepInfinite`, of every value but NaN. */
+export function spreadOf(values: readonly number[], keepInfinite = false): Spread | undefined {
+  const kept = values.filter(keepInfinite ? (value) => !Number.isNaN(value) : Number.isFinite);
+  if (kept.length === 0) return undefined;
+  const sorted = Float64Array.from(kept).sort();
   return { median: quantileOf(sorted, 0.5), min: sorted[0]!, max: sorted[sorted.length - 1]! };
 }
 
@@ -130,14 +131,15 @@ export function munjaToFloorThroughput(rounds: readonly Round[]): number[] {
 }
 
 /**
- * Munja's paced latency percentile minus the floor relay's, one difference per round in which both
- * held the rate (NaN otherwise: a run that fell behind has no percentile worth the name).
+ * Munja's paced latency percentile minus the floor relay's, one difference per round: +Infinity
+ * when Munja fell behind and the floor relay held the rate, NaN when the floor relay fell behind
+ * (nothing to compare with) or either was not run.
  */
 export function addedOverFloorMs(rounds: readonly Round[], percentile: 'p50' | 'p99'): number[] {
   return rounds.map((round) => {
     const [floor, munja] = [round.floor.paced, round.munja.paced];
-    if (floor === undefined || munja === undefined || floor.gaveUp !== undefined || munja.gaveUp !== undefined) return Number.NaN;
-    return munja.latencyMs[percentile] - floor.latencyMs[percentile];
+    if (floor === undefined || munja === undefined || floor.gaveUp !== undefined) return Number.NaN;
+    return munja.gaveUp !== undefined ? Number.POSITIVE_INFINITY : munja.latencyMs[percentile] - floor.latencyMs[percentile];
   });
 }
 
