@@ -73,7 +73,7 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
       const withEngine = await startMunja({ name: `munja-local-round-${index + 1}`, tempDir: options.tempDir, mockPort: options.mockPort, localModel: true, ...cpus });
       // Warmed up on the scenario itself: the relay's warm-up would leave the engine's code cold.
       const warmed = { ...measured, warmupSeconds: settings.targetWarmupSeconds + settings.warmupSeconds, log: withEngine.log };
-      localRun = await closedLoop(local, munjaTarget(withEngine, 'munja', 'Munja (with the local engine)'), warmed, context);
+      localRun = await closedLoop(local, munjaTarget(withEngine, 'munja', `Munja with the local engine, round ${index + 1}`), warmed, context);
       stops.push(await stop(withEngine.process));
     }
     rounds.push({ direct, nginx, floor, munja: munjaRun, local: localRun });
