@@ -13,7 +13,6 @@ import type { MunjaLog } from './munja-log.ts';
 import type { PacedResult } from './paced-load.ts';
 import { closedLoop, paced, say, warmUp } from './phases.ts';
 import { type Started, stop, type StopOutcome } from './processes.ts';
-import { quantileOf } from './samples.ts';
 import { chatJson, local, type Target } from './scenarios/index.ts';
 import type { Settings } from './settings.ts';
 import { startBareRelay, startMunja } from './stack.ts';
@@ -107,7 +106,10 @@ export function spreadOf(values: readonly number[], keepInfinite = false): Sprea
   const kept = values.filter(keepInfinite ? (value) => !Number.isNaN(value) : Number.isFinite);
   if (kept.length === 0) return undefined;
   const sorted = Float64Array.from(kept).sort();
-  return { median: quantileOf(sorted, 0.5), min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  // With an even count, the mean of the two middle values: either one alone would lean one way.
+  const middle = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
 }
 
 /** Munja's CPU per request over nginx's, one ratio per round that measured both. */

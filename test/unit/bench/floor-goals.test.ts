@@ -60,6 +60,11 @@ describe('the targets set against the floor relay', () => {
     expect(floorGoals(undefined).every((goal) => goal.verdict === 'not measured')).toBe(true);
   });
 
+  it('takes the mean of the two middle rounds when their count is even', () => {
+    const [cpu] = floorGoals([round(45, paced(0.3, 1), 9_000), round(30, paced(0.3, 1), 9_000)]);
+    expect(cpu!.measured).toContain('median of the rounds\' ratios 1.25×');
+  });
+
   it('renders every round and the medians', () => {
     const rounds = [round(40, paced(0.33, 1.3), 9_000), round(42, paced(Number.NaN, Number.NaN, 'behind'), 9_500)];
     const latency = roundsLatencyTable(rounds);
