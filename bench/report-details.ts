@@ -5,7 +5,6 @@ import { byName } from './goals.ts';
 import { AFTER_CLOSE_SECONDS, type ManyStreamsResult } from './many-streams.ts';
 import type { PacedResult } from './paced-load.ts';
 import type { Results } from './report.ts';
-import { munjaToDirect, munjaToNginx, type Round, spreadOf } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
 import { AT_REST_SECONDS, type SoakResult } from './soak.ts';
 
@@ -103,7 +102,15 @@ export function problems(results: Results, info: RunInfo): string[] {
   if (info.backgroundBusy > BUSY_BACKGROUND) {
     lines.push(`- The machine was not idle before the run (${fixed(info.backgroundBusy * 100, 0)} % of all cores busy): other work competed for CPU, so every figure is skewed. Run again on a quiet machine.`);
   }
-  const closed = [...results.targets.flatMap((run) => [run.json, run.stream, ...run.sweep]), ...results.munjaOnly, ...(results.fleet?.rounds.map((round) => round.redis) ?? []), results.workers?.one, results.workers?.two];
+  const rounds = results.rounds ?? [];
+  const closed = [
+    ...results.targets.flatMap((run) => [run.json, run.stream, ...run.sweep]),
+    ...results.munjaOnly,
+    ...rounds.flatMap((round) => [round.direct, round.nginx, round.floor.saturated, round.munja.saturated, round.local]),
+    ...(results.fleet?.rounds.map((round) => round.redis) ?? []),
+    results.workers?.one,
+    results.workers?.two,
+  ];
   for (const result of closed) {
     if (result === undefined) continue;
     const name = `${result.target.label} ${result.scenario.id} (${result.connections} conns)`;
@@ -112,44 +119,27 @@ export function problems(results: Results, info: RunInfo): string[] {
     if (result.load.errors > 0) lines.push(`- ${name}: ${result.load.errors} socket errors or timeouts`);
     if (result.log?.firstProblem !== undefined) lines.push(`- ${name}: Munja logged: \`${result.log.firstProblem}\``);
   }
-  for (const run of results.targets) {
-    for (const paced of run.paced) {
-      if (paced.gaveUp !== undefined) lines.push(`- ${run.label} paced ${paced.rate}/s: fell behind (${paced.gaveUp})`);
-      if (paced.errors > 0) lines.push(`- ${run.label} paced ${paced.rate}/s: ${paced.errors} failed requests`);
-      if (paced.lateSends > paced.scheduled * 0.01) lines.push(`- ${run.label} paced ${paced.rate}/s: the generator sent ${paced.lateSends} requests more than 1 ms late (CPU 0 overloaded?)`);
+  const pacedRuns = [
+    ...results.targets.flatMap((run) => run.paced.map((paced) => ({ label: run.label, paced }))),
+    ...rounds.flatMap((round, index) => [round.floor, round.munja].map((run) => ({ label: `${run.saturated.target.label}, round ${index + 1}`, paced: run.paced }))),
+  ];
+  for (const { label, paced } of pacedRuns) {
+    if (paced === undefined) continue;
+    if (paced.gaveUp !== undefined) lines.push(`- ${label} paced ${paced.rate}/s: fell behind (${paced.gaveUp})`);
+    if (paced.errors > 0) lines.push(`- ${label} paced ${paced.rate}/s: ${paced.errors} failed requests`);
+    if (paced.lateSends > paced.scheduled * 0.01) lines.push(`- ${label} paced ${paced.rate}/s: the generator sent ${paced.lateSends} requests more than 1 ms late (CPU 0 overloaded?)`);
+  }
+  for (const [index, round] of rounds.entries()) {
+    for (const run of [round.floor, round.munja]) {
+      const counted = run.allocation;
+      if (counted !== undefined && counted.ok < counted.requests) lines.push(`- ${run.saturated.target.label}, round ${index + 1}: ${counted.requests - counted.ok} of the ${counted.requests} requests of the allocation count did not get 200`);
     }
+  }
+  for (const run of results.targets) {
     if (run.delivery !== undefined && run.delivery.failedStreams > 0) lines.push(`- ${run.label} delivery: ${run.delivery.failedStreams} of ${run.delivery.streams} streams incomplete or failed`);
   }
   for (const stop of info.stops) {
     if (stop.killed || (stop.exit !== 0 && stop.exit !== 'SIGTERM')) lines.push(`- ${stop.name} did not stop cleanly on SIGTERM (exit ${stop.exit})`);
   }
   return lines;
-}
-
-export function roundsTable(rounds: readonly Round[] | undefined): string {
-  if (rounds === undefined || rounds.length === 0) return 'Not run.';
-  const us = (result: ClosedLoopResult | undefined) => (result === undefined ? Number.NaN : cpuPerRequestUs(result));
-  const withRatio = (value: number, nginx: number) => `${fixed(value, 0)}${Number.isFinite(nginx) ? ` (${ratio(value / nginx)})` : ''}`;
-  const rows = rounds.map((round, index) => {
-    const [nginx, floor, munja] = [us(round.nginx), us(round.floor), us(round.munja)];
-    const direct = round.direct.load.requestsPerSecond;
-    const perSecond = (result: ClosedLoopResult) => `${thousands(result.load.requestsPerSecond)} (${fixed(result.load.requestsPerSecond / direct, 2)})`;
-    return [String(index + 1), fixed(nginx, 0), withRatio(floor, nginx), withRatio(munja, nginx), fixed(munja - floor, 0), thousands(direct), perSecond(round.floor), perSecond(round.munja)];
-  });
-  const over = (values: readonly number[], show: (value: number) => string) => {
-    const spread = spreadOf(values);
-    return spread === undefined ? '—' : `${show(spread.median)} (${show(spread.min)}–${show(spread.max)})`;
-  };
-  const whole = (value: number) => fixed(value, 0);
-  rows.push([
-    '**median (range)**',
-    over(rounds.map((round) => us(round.nginx)), whole),
-    over(rounds.map((round) => us(round.floor) / us(round.nginx)), ratio),
-    over(munjaToNginx(rounds), ratio),
-    over(rounds.map((round) => us(round.munja) - us(round.floor)), whole),
-    over(rounds.map((round) => round.direct.load.requestsPerSecond), thousands),
-    over(rounds.map((round) => round.floor.load.requestsPerSecond / round.direct.load.requestsPerSecond), ratio),
-    over(munjaToDirect(rounds), ratio),
-  ]);
-  return table(['round', 'nginx CPU µs/req', 'floor relay µs/req (× nginx)', 'Munja µs/req (× nginx)', 'Munja − floor µs/req', 'direct req/s', 'floor req/s (× direct)', 'Munja req/s (× direct)'], rows);
 }

@@ -20,6 +20,14 @@ export const READING_NOTES = `## How to read this
   from its scheduled time, so a stall that delays later sends is counted in full. "late sends" and
   "send lag" say how well the generator itself kept up; "service" is from the actual send.
   A target that cannot keep up (more requests outstanding than one second's worth) is stopped and marked.
+- **Heap allocation** (the rounds): a probe loaded into the floor relay and into Munja with
+  \`node --import\` (\`bench/allocation/probe.ts\`; no change to Munja) starts V8's GC profiler on a
+  signal and stops it on a second, around a fixed number of requests that are all answered in
+  between. Every collection reports the heap in use before and after it, so the bytes allocated are
+  the sum of each "before" minus the previous "after", plus the growth since the last collection.
+  Checked on a server that allocates a known array per request (\`bench/allocation/check.ts\`: the
+  difference comes out within 0.1 % of the array's size). Memory outside the V8 heap (the backing
+  stores of Buffers and ArrayBuffers, sockets) is not counted.
 - **Stream delivery**: the mock writes a chunk every 10 ms whose content is the monotonic clock at the
   write; the client reads the same clock when the chunk arrives (same machine, same clock), so the
   difference is how long the chunk spent in the proxy (plus loopback). "first event" is from sending

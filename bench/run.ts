@@ -5,7 +5,7 @@
 // bench/REPORT.md and the plots in docs/bench/. Every process it starts is stopped by its PID.
 // Peers are installed by bench/setup.sh; a missing one is skipped and the report says so.
 //
-// Settings (env), defaults in brackets; the default run takes about 20 minutes:
+// Settings (env), defaults in brackets; the default run takes about 21 minutes:
 //   BENCH_SECONDS [5]            measured seconds per closed-loop run (saturation, streaming, rejects)
 //   BENCH_WARMUP_SECONDS [1]     warm-up before each closed-loop run
 //   BENCH_TARGET_WARMUP_SECONDS [5]  load each target gets before its first measurement (half JSON, half streams)
@@ -14,13 +14,17 @@
 //   BENCH_PACED_SECONDS [10]     measured seconds per paced rate
 //   BENCH_SWEEP [1,10,50,100,200] connections for the throughput plot; BENCH_SWEEP_SECONDS [2] each
 //   BENCH_DELIVERY_SECONDS [4]   paced, time-stamped streams per target (delivery latency)
-//   BENCH_ROUNDS [5]             rounds of fresh processes side by side: nginx, the floor relay, Munja;
-//                                and of the fleet part: Munja embedded, Munja on Redis
+//   BENCH_ROUNDS [5]             rounds of fresh processes side by side: nginx, the floor relay, Munja,
+//                                Munja with the local engine; and of the fleet part: Munja embedded, on Redis
+//   BENCH_ROUND_PACED_SECONDS [5]  paced 1,000 req/s per round for the floor relay and Munja (after 1 s); 0: none
+//   BENCH_ALLOCATION_REQUESTS [10000]  requests per round whose V8 heap allocation is counted, floor and Munja; 0: none
 //   BENCH_STREAMS [10000]        concurrent open streams wanted; BENCH_STREAMS_HOLD_SECONDS [5]
 //   BENCH_SOAK_SECONDS [60]      soak length (600 for the 10-minute soak); BENCH_SOAK_CONCURRENCY [50]
 //   BENCH_SKIP                   comma-separated parts to leave out: nginx, portkey, paced, delivery,
-//                                sweep, rounds, rejects, tracing, redis, workers, streams, soak
-// (`npm run bench:tracing` runs the tracing-cost rounds alone: bench/tracing-run.ts)
+//                                sweep, rounds, local (the local engine in the rounds), rejects, tracing,
+//                                redis, workers, streams, soak
+// (`npm run bench:tracing` runs the tracing-cost rounds alone: bench/tracing-run.ts;
+// `npm run bench:allocation` the allocation count alone, also on another checkout: bench/allocation/run.ts)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +43,7 @@ import { renderReport, type Results } from './report.ts';
 import { treeRssBytes } from './resource-watch.ts';
 import { startRedis } from './redis.ts';
 import { runRounds } from './rounds.ts';
-import { chatJson, local, models, reject400, reject401, reject429, type Target } from './scenarios/index.ts';
+import { chatJson, models, reject400, reject401, reject429, type Target } from './scenarios/index.ts';
 import { readSettings } from './settings.ts';
 import { runSoak } from './soak.ts';
 import { runTracingCost } from './tracing-cost.ts';
@@ -129,11 +133,6 @@ async function main(): Promise<void> {
     if (nginx !== undefined) stops.push(await stop(nginx.process));
     if (!settings.skip.has('tracing')) {
       results.tracing = await runTracingCost(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU) }, context, stops);
-    }
-    if (!settings.skip.has('rejects')) {
-      const withEngine = await startMunja({ name: 'munja-local', tempDir, mockPort: mock.port, localModel: true, ...(pinned ? { cpus: PROXY_CPU } : {}) });
-      results.munjaOnly.push(await closedLoop(local, munjaTarget(withEngine, 'munja', 'Munja (with the local engine)'), { ...own, log: withEngine.log }, context));
-      stops.push(await stop(withEngine.process));
     }
 
     if (!settings.skip.has('redis') || !settings.skip.has('workers')) {

@@ -18,7 +18,7 @@ function integers(name: string, fallback: readonly number[], min: number, max: n
   return values;
 }
 
-const PARTS = ['nginx', 'portkey', 'paced', 'delivery', 'sweep', 'rounds', 'rejects', 'tracing', 'redis', 'workers', 'streams', 'soak'] as const;
+const PARTS = ['nginx', 'portkey', 'paced', 'delivery', 'sweep', 'rounds', 'local', 'rejects', 'tracing', 'redis', 'workers', 'streams', 'soak'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface Settings {
@@ -34,6 +34,10 @@ export interface Settings {
   readonly deliverySeconds: number;
   /** Rounds of fresh processes side by side (nginx, the floor relay, Munja). */
   readonly rounds: number;
+  /** Paced seconds at 1,000 req/s for the floor relay and for Munja in each round (0: none). */
+  readonly roundPacedSeconds: number;
+  /** Requests counted by the allocation probe for the floor relay and for Munja in each round (0: none). */
+  readonly allocationRequests: number;
   readonly streams: number;
   readonly streamsHoldSeconds: number;
   readonly soakSeconds: number;
@@ -56,6 +60,8 @@ export function readSettings(): Settings {
     sweepSeconds: integer('BENCH_SWEEP_SECONDS', 2, 1, 600),
     deliverySeconds: integer('BENCH_DELIVERY_SECONDS', 4, 1, 600),
     rounds: integer('BENCH_ROUNDS', 5, 1, 50),
+    roundPacedSeconds: integer('BENCH_ROUND_PACED_SECONDS', 5, 0, 600),
+    allocationRequests: integer('BENCH_ALLOCATION_REQUESTS', 10_000, 0, 10_000_000),
     streams: integer('BENCH_STREAMS', 10_000, 1, 100_000),
     streamsHoldSeconds: integer('BENCH_STREAMS_HOLD_SECONDS', 5, 1, 3_600),
     soakSeconds: integer('BENCH_SOAK_SECONDS', 60, 1, 24 * 3_600),

@@ -4,12 +4,13 @@
 import { closeSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { allocationProbeEnv } from './allocation/measure.ts';
 import { MOCK_MODELS, MUNJA_MODELS } from './mock/models.ts';
 import { MunjaLog } from './munja-log.ts';
 import { firstLine, runNode, type Started, startNode } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MUNJA_CLI = join(ROOT, 'src/cli/munja.ts');
+const munjaCli = (checkout: string) => join(checkout, 'src/cli/munja.ts');
 const MOCK_SERVER = join(ROOT, 'bench/mock/fast-upstream.ts');
 const BARE_RELAY = join(ROOT, 'bench/floor/bare-relay.ts');
 const HEAP_PROBE = join(ROOT, 'bench/heap-probe.ts');
@@ -24,8 +25,8 @@ export interface BenchServer {
   readonly port: number;
 }
 
-async function startServer(name: string, args: readonly string[], cpus: string | undefined): Promise<BenchServer> {
-  const process = startNode(name, args, cpus === undefined ? {} : { cpus });
+async function startServer(name: string, args: readonly string[], cpus: string | undefined, env?: NodeJS.ProcessEnv): Promise<BenchServer> {
+  const process = startNode(name, args, { ...(cpus === undefined ? {} : { cpus }), ...(env === undefined ? {} : { env }) });
   const port = await firstLine(process, portOf, START_TIMEOUT_MS);
   return { process, port };
 }
@@ -34,9 +35,10 @@ export function startMock(cpus: string | undefined): Promise<BenchServer> {
   return startServer('mock upstream', [MOCK_SERVER, '--port', '0'], cpus);
 }
 
-/** The stack's floor (bench/floor/bare-relay.ts) in front of the mock. */
-export function startBareRelay(mockPort: number, cpus: string | undefined): Promise<BenchServer> {
-  return startServer('bare relay', [BARE_RELAY, '--upstream', `http://127.0.0.1:${mockPort}`, '--port', '0'], cpus);
+/** The stack's floor (bench/floor/bare-relay.ts) in front of the mock; `allocationFile` loads the allocation probe. */
+export function startBareRelay(mockPort: number, cpus: string | undefined, allocationFile?: string): Promise<BenchServer> {
+  const env = allocationFile === undefined ? undefined : allocationProbeEnv(allocationFile);
+  return startServer('bare relay', [BARE_RELAY, '--upstream', `http://127.0.0.1:${mockPort}`, '--port', '0'], cpus, env);
 }
 
 export interface MunjaOptions {
@@ -49,6 +51,10 @@ export interface MunjaOptions {
   readonly workers?: number;
   /** Write process.memoryUsage() to this file every second (for the soak). */
   readonly heapFile?: string;
+  /** Load the allocation probe (bench/allocation/probe.ts), which writes its readings to this file. */
+  readonly allocationFile?: string;
+  /** Root of the Munja checkout to run (another commit's, for a baseline); this one by default. */
+  readonly checkout?: string;
   /** More keys like `key`, to spread many streams over (Munja caps what one key has in flight). */
   readonly extraKeys?: number;
   /**
@@ -93,8 +99,8 @@ function munjaConfig(mockPort: number, localModel: boolean): object {
   };
 }
 
-async function createKey(env: NodeJS.ProcessEnv, rpm?: number): Promise<string> {
-  const args = [MUNJA_CLI, 'keys', 'create', '--account', 'bench@example.com', '--json', ...(rpm === undefined ? [] : ['--rpm', String(rpm)])];
+async function createKey(cli: string, env: NodeJS.ProcessEnv, rpm?: number): Promise<string> {
+  const args = [cli, 'keys', 'create', '--account', 'bench@example.com', '--json', ...(rpm === undefined ? [] : ['--rpm', String(rpm)])];
   const created = JSON.parse(await runNode(args, env)) as { key?: unknown };
   if (typeof created.key !== 'string') throw new Error('munja keys create --json printed no key');
   return created.key;
@@ -109,23 +115,25 @@ export async function startMunja(options: MunjaOptions): Promise<Munja> {
   const configPath = join(dir, 'munja.json');
   writeFileSync(configPath, JSON.stringify(munjaConfig(options.mockPort, options.localModel === true), null, 2));
   env.MUNJA_CONFIG = configPath;
-  const key = await createKey(env);
-  const tinyKey = await createKey(env, 1);
+  const cli = munjaCli(options.checkout ?? ROOT);
+  const key = await createKey(cli, env);
+  const tinyKey = await createKey(cli, env, 1);
   const extraKeys: string[] = [];
-  for (let index = 0; index < (options.extraKeys ?? 0); index++) extraKeys.push(await createKey(env));
+  for (let index = 0; index < (options.extraKeys ?? 0); index++) extraKeys.push(await createKey(cli, env));
 
   const log = new MunjaLog(join(dir, 'munja.log'));
   const logFd = log.openForChild();
-  const serveEnv: NodeJS.ProcessEnv = {
+  let serveEnv: NodeJS.ProcessEnv = {
     ...env, MUNJA_CONFIG: configPath, PORT: '0', HOST: '127.0.0.1', MUNJA_METRICS_PORT: '0', MUNJA_WORKERS: String(options.workers ?? 1), ...options.env,
   };
   if (options.heapFile !== undefined) {
     serveEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${HEAP_PROBE}`.trim();
     serveEnv.BENCH_HEAP_FILE = options.heapFile;
   }
+  if (options.allocationFile !== undefined) serveEnv = allocationProbeEnv(options.allocationFile, serveEnv);
   let munja: Started;
   try {
-    munja = startNode(options.name, [...MUNJA_NODE_FLAGS, MUNJA_CLI, 'serve'], { env: serveEnv, stdout: logFd, ...(options.cpus === undefined ? {} : { cpus: options.cpus }) });
+    munja = startNode(options.name, [...MUNJA_NODE_FLAGS, cli, 'serve'], { env: serveEnv, stdout: logFd, ...(options.cpus === undefined ? {} : { cpus: options.cpus }) });
   } finally {
     closeSync(logFd); // the child has its own copy
   }

@@ -35,11 +35,12 @@ export const models: Scenario = {
   },
 };
 
+/** The local engine's cost target is set on this request: a short reply, so the engine's fixed cost shows. */
 export const local: Scenario = {
   id: 'local-json',
-  workload: `local engine \`${LOCAL_MODEL}\`, JSON reply (20–120 tokens)`,
+  workload: `local engine \`${LOCAL_MODEL}\`, JSON reply, max_tokens 16`,
   expectStatus: 200,
-  request: munjaPost(JSON.stringify({ model: LOCAL_MODEL, messages: [{ role: 'user', content: 'Tell me about the weather.' }] }), benchKey),
+  request: munjaPost(JSON.stringify({ model: LOCAL_MODEL, messages: [{ role: 'user', content: 'Tell me about the weather.' }], max_tokens: 16 }), benchKey),
   check: (body) => checkCompletion(body, LOCAL_MODEL),
 };
 

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { AllocationResult } from '../../../bench/allocation/measure.ts';
+import { BASELINE_ALLOCATION } from '../../../bench/allocation/baseline.ts';
+import type { ClosedLoopResult } from '../../../bench/closed-loop.ts';
+import { floorGoals } from '../../../bench/floor-goals.ts';
+import type { PacedResult } from '../../../bench/paced-load.ts';
+import { roundsCpuTable, roundsLatencyTable } from '../../../bench/report-rounds.ts';
+import type { Round, RoundRun } from '../../../bench/rounds.ts';
+
+/** A saturation run of 1 s: `cpuUs` of CPU per request at `perSecond`. */
+function saturated(cpuUs: number, perSecond: number, label = 'proxy'): ClosedLoopResult {
+  return {
+    target: { label, pids: [1] },
+    scenario: { id: 'chat-json' },
+    load: { requestsPerSecond: perSecond, responses: perSecond },
+    usage: { cpuSeconds: (cpuUs * perSecond) / 1e6 },
+  } as unknown as ClosedLoopResult;
+}
+
+function paced(p50: number, p99: number, gaveUp?: string): PacedResult {
+  return { rate: 1000, latencyMs: { p50, p99 }, gaveUp, scheduled: 5000, errors: 0, lateSends: 0 } as unknown as PacedResult;
+}
+
+const allocation = (bytesPerRequest: number): AllocationResult => ({ requests: 10_000, ok: 10_000, allocatedBytes: bytesPerRequest * 10_000, bytesPerRequest, collections: 10 });
+
+function run(cpuUs: number, perSecond: number, pacedRun: PacedResult, bytes: number): RoundRun {
+  return { saturated: saturated(cpuUs, perSecond), paced: pacedRun, allocation: allocation(bytes) };
+}
+
+function round(munjaCpuUs: number, munjaPaced: PacedResult, munjaBytes: number): Round {
+  return {
+    direct: { ...saturated(0, 40_000), target: { label: 'direct', pids: [] } } as unknown as ClosedLoopResult,
+    nginx: saturated(20, 45_000),
+    floor: run(30, 30_000, paced(0.3, 1.0), 6_800),
+    munja: run(munjaCpuUs, 22_000, munjaPaced, munjaBytes),
+    local: saturated(munjaCpuUs * 1.2, 15_000),
+  };
+}
+
+describe('the targets set against the floor relay', () => {
+  it('judges the medians of the rounds', () => {
+    const rounds = [round(40, paced(0.33, 1.3), 9_000), round(42, paced(0.34, 1.4), 9_500), round(90, paced(0.9, 9), 30_000)];
+    const goals = floorGoals(rounds);
+    expect(goals.map((goal) => goal.verdict)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'pass']);
+    expect(goals[0]!.measured).toContain('1.40×');
+    expect(goals[4]!.goal).toContain(BASELINE_ALLOCATION.commit);
+  });
+
+  it('counts a round in which Munja fell behind as an infinite difference', () => {
+    const behind = paced(Number.NaN, Number.NaN, 'more than 1000 requests outstanding');
+    const rounds = [round(40, behind, 9_000), round(40, behind, 9_000), round(40, paced(0.31, 1.1), 9_000)];
+    const added = floorGoals(rounds).filter((goal) => goal.goal.startsWith('Added latency'));
+    expect(added.map((goal) => goal.verdict)).toEqual(['FAIL', 'FAIL']);
+    expect(added[0]!.measured).toContain('fell behind: Munja in 2');
+  });
+
+  it('fails what is over its limit and says what was not run', () => {
+    const [cpu, , , , allocated] = floorGoals([round(60, paced(0.5, 2), 20_000)]);
+    expect([cpu!.verdict, allocated!.verdict]).toEqual(['FAIL', 'FAIL']);
+    expect(floorGoals(undefined).every((goal) => goal.verdict === 'not measured')).toBe(true);
+  });
+
+  it('takes the mean of the two middle rounds when their count is even', () => {
+    const [cpu] = floorGoals([round(45, paced(0.3, 1), 9_000), round(30, paced(0.3, 1), 9_000)]);
+    expect(cpu!.measured).toContain('median of the rounds\' ratios 1.25×');
+  });
+
+  it('renders every round and the medians', () => {
+    const rounds = [round(40, paced(0.33, 1.3), 9_000), round(42, paced(Number.NaN, Number.NaN, 'behind'), 9_500)];
+    const latency = roundsLatencyTable(rounds);
+    expect(latency).toContain('fell behind');
+    expect(latency).toContain('9,000');
+    expect(roundsCpuTable(rounds)).toContain('**median (range)**');
+  });
+});
