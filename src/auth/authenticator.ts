@@ -49,6 +49,17 @@ export class Authenticator {
     this.#cache = new KeyCache(Math.min(options.cacheTtlMs, MAX_CACHE_TTL_MS), options.maxCachedKeys ?? 10_000);
   }
 
+  /**
+   * The principal when the key's lookup is cached (a cached refusal throws its ApiError), so that
+   * the request goes on without waiting a turn; undefined when the store must be asked.
+   */
+  cachedPrincipal(authorization: string): Principal | undefined {
+    const key = BEARER.exec(authorization)?.[1];
+    if (key === undefined) throw new ApiError('invalid_api_key');
+    const lookup = this.#cache.get(key, Date.now())?.lookup;
+    return lookup === undefined ? undefined : principalOf(lookup);
+  }
+
   /** Resolves with the principal or rejects with an ApiError (401, 403 or 503). */
   async authenticate(authorization: string): Promise<Principal> {
     const key = BEARER.exec(authorization)?.[1];

@@ -7,7 +7,7 @@ import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { RequestTrace } from '../observability/request-trace.ts';
 import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
 import type { RouteChoice } from '../models/route-choice.ts';
-import type { Lease, Limiter } from '../ratelimit/limiter.ts';
+import type { Lease, LimitDecision, Limiter } from '../ratelimit/limiter.ts';
 import { rateLimitError, rateLimitHeaders } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
 import { estimatePromptTokens, MAX_CHARS_PER_TOKEN } from '../tokens/estimate-tokens.ts';
@@ -43,16 +43,32 @@ export interface AdmittedCompletion {
 
 /**
  * Admits a request; the caller must then run it (runCompletion releases what admission holds).
+ * Synchronous when nothing has to be waited for (the limiter decides at once, the target is an
+ * upstream), so that a request goes from its body to its dispatch within one turn; else a promise.
  * `trace`: the request's spans, which get the limiter's decision as a phase.
  */
-export async function admitCompletion(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null = null): Promise<AdmittedCompletion> {
+export function admitCompletion(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null = null): AdmittedCompletion | Promise<AdmittedCompletion> {
   deps.keyInFlight.enter(principal.keyId);
-  try {
-    return await admit(deps, principal, request, trace);
-  } catch (error) {
+  const leave = (error: unknown): never => {
     deps.keyInFlight.leave(principal.keyId);
     throw error;
+  };
+  try {
+    const admitted = admit(deps, principal, request, trace);
+    return admitted instanceof Promise ? admitted.catch(leave) : admitted;
+  } catch (error) {
+    return leave(error);
   }
+}
+
+/** What admission has worked out before the limiter's decision. */
+interface Asking {
+  readonly principal: Principal;
+  readonly request: ChatRequest;
+  readonly resolved: ResolvedModel;
+  readonly model: ModelConfig;
+  readonly maxTokens: number | null;
+  readonly reservedTokens: number;
 }
 
 /**
@@ -61,7 +77,7 @@ export async function admitCompletion(deps: CompletionServiceDeps, principal: Pr
  * request refused after admission — its prompt over the context — has used its request: the lease
  * is settled with no tokens, so the refusal counts against the rate as any request does.
  */
-async function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null): Promise<AdmittedCompletion> {
+function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null): AdmittedCompletion | Promise<AdmittedCompletion> {
   const resolved = resolveModel(deps.catalog, principal, request.model);
   const model = deps.routes.serve(resolved);
   // Before the limiter: a request the model cannot honour takes no slot and is not billed.
@@ -72,47 +88,61 @@ async function admit(deps: CompletionServiceDeps, principal: Principal, request:
   const estimated = Math.min(estimatePromptTokens(request.messages), model.contextTokens);
   const estimatedBudget = Math.max(1, model.contextTokens - estimated);
   const reservedTokens = estimated + request.n * (maxTokens ?? Math.min(model.defaultMaxTokens, estimatedBudget));
+  const asking: Asking = { principal, request, resolved, model, maxTokens, reservedTokens };
   trace?.enter('munja.rate_limit');
-  const decision = await deps.limiter.acquire(principal, reservedTokens);
+  const decided = deps.limiter.tryAcquire(principal, reservedTokens);
+  if (decided !== null) return afterDecision(deps, asking, decided, trace);
+  return deps.limiter.acquire(principal, reservedTokens).then((decision) => afterDecision(deps, asking, decision, trace));
+}
+
+function afterDecision(deps: CompletionServiceDeps, asking: Asking, decision: LimitDecision, trace: RequestTrace | null): AdmittedCompletion | Promise<AdmittedCompletion> {
+  const { reservedTokens, model } = asking;
   trace?.leave({ 'munja.rate_limit.allowed': decision.allowed, 'munja.rate_limit.reserved_tokens': reservedTokens });
   if (!decision.allowed || decision.lease === null) throw rateLimitError(decision, reservedTokens);
   const { lease } = decision;
-  let promptTokens: number;
-  let budget: number;
-  try {
-    ({ promptTokens, budget } = await promptBudget(deps, request, model, maxTokens));
-  } catch (error) {
+  const refused = (error: unknown): never => {
     void deps.limiter.settle(lease, 0);
     throw error;
+  };
+  try {
+    checkPromptLength(asking.request, model);
+    if (model.target.kind !== 'local') return admitted(asking, decision, lease, estimatePromptTokens(asking.request.messages));
+    return deps.dispatch.engine.countPromptTokens(asking.request.messages)
+      .then((promptTokens) => admitted(asking, decision, lease, promptTokens))
+      .catch(refused);
+  } catch (error) {
+    return refused(error);
   }
-  const headers = rateLimitHeaders(decision);
-  if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
-  return { principal, request, resolved, served: model, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
 }
 
 /**
- * The prompt's tokens and what the context leaves for the reply; throws `context_length_exceeded`.
- * The local engine's context is checked with its own tokenizer, unless the prompt is so long by its
- * characters alone that it cannot fit; an upstream checks its own context, so the estimate serves.
+ * The admitted request, once its prompt's tokens are known; throws `context_length_exceeded`. The
+ * local engine's context is checked with its own tokenizer's count; an upstream checks its own
+ * context, so the estimate serves (it may overshoot: the budget only sizes the reply).
  */
-async function promptBudget(deps: CompletionServiceDeps, request: ChatRequest, model: ModelConfig, maxTokens: number | null): Promise<{ promptTokens: number; budget: number }> {
-  const local = model.target.kind === 'local';
-  if (promptTextLength(request.messages) > model.contextTokens * MAX_CHARS_PER_TOKEN) {
-    throw new ApiError('context_length_exceeded', {
-      param: 'messages',
-      message: `This model's context is ${model.contextTokens} tokens; the messages are far longer (${promptTextLength(request.messages)} characters).`,
-    });
-  }
-  const promptTokens = local ? await deps.dispatch.engine.countPromptTokens(request.messages) : estimatePromptTokens(request.messages);
-  // For an upstream the estimate may overshoot its context: the budget only sizes the reply.
-  const budget = local ? model.contextTokens - promptTokens : Math.max(1, model.contextTokens - promptTokens);
+function admitted(asking: Asking, decision: LimitDecision, lease: Lease, promptTokens: number): AdmittedCompletion {
+  const { principal, request, resolved, model, maxTokens, reservedTokens } = asking;
+  const budget = model.target.kind === 'local' ? model.contextTokens - promptTokens : Math.max(1, model.contextTokens - promptTokens);
   if (budget < (maxTokens ?? 1)) {
     throw new ApiError('context_length_exceeded', {
       param: 'messages',
       message: `This model's context is ${model.contextTokens} tokens; the messages use ${promptTokens}${maxTokens ? ` and max_tokens asks for ${maxTokens}` : ''}.`,
     });
   }
-  return { promptTokens, budget };
+  const headers = rateLimitHeaders(decision);
+  if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
+  return { principal, request, resolved, served: model, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
+}
+
+/** A prompt so long by its characters alone that it cannot fit: refused before any tokenizing. */
+function checkPromptLength(request: ChatRequest, model: ModelConfig): void {
+  const length = promptTextLength(request.messages);
+  if (length > model.contextTokens * MAX_CHARS_PER_TOKEN) {
+    throw new ApiError('context_length_exceeded', {
+      param: 'messages',
+      message: `This model's context is ${model.contextTokens} tokens; the messages are far longer (${length} characters).`,
+    });
+  }
 }
 
 export interface CompletionResult extends CompletionOutcome {

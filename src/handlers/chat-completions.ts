@@ -2,13 +2,12 @@
 // service. The key comes first: a request without a valid one is refused before its body is read.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
-import { admitCompletion, type CompletionServiceDeps, runCompletion } from '../dispatch/completion-service.ts';
+import { type AdmittedCompletion, admitCompletion, type CompletionServiceDeps, runCompletion } from '../dispatch/completion-service.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';
 import { BodyReader } from '../http/body-reader.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
-import type { ChatRequest } from '../validation/chat-request.ts';
 import { parseJsonBody } from '../validation/parse-json-body.ts';
 import { validateChatRequest } from '../validation/validate-chat-request.ts';
 
@@ -17,14 +16,43 @@ export interface ChatCompletionsDeps extends CompletionServiceDeps {
   readonly auth: Authenticator;
 }
 
-export async function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<void> {
-  const { principal, request } = await readChatRequest(deps, ctx);
+/**
+ * Synchronous up to the dispatch when nothing has to be waited for (the key's lookup is cached, the
+ * body came with the headers, the limiter decides at once): no promise, no turn of the event loop
+ * between the last body byte and the upstream request. Each wait, where there is one, is a promise.
+ */
+export function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): void | Promise<void> {
+  const reader = new BodyReader(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs }, ctx.bodyBudget);
+  ctx.trace?.enter('munja.auth');
+  const principal = deps.auth.cachedPrincipal(ctx.authorization);
+  if (principal === undefined) return deps.auth.authenticate(ctx.authorization).then((found) => authenticated(deps, ctx, reader, found));
+  return authenticated(deps, ctx, reader, principal);
+}
+
+function authenticated(deps: ChatCompletionsDeps, ctx: RequestContext, reader: BodyReader, principal: Principal): void | Promise<void> {
+  ctx.trace?.leave();
+  ctx.keyId = principal.keyId;
+  if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
+  const body = reader.readNow();
+  if (body === null) return reader.read().then((bytes) => admit(deps, ctx, principal, bytes));
+  return admit(deps, ctx, principal, body);
+}
+
+/** Parses, validates and admits the request; its bytes are not kept by the frames that await the completion. */
+function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): void | Promise<void> {
+  const request = validateChatRequest(parseJsonBody(bytes, { maxDepth: deps.config.maxJsonDepth }));
   ctx.model = request.model;
   ctx.stream = request.stream;
   const { trace } = ctx;
   if (trace?.capturesContent) trace.recordInput(request.body.messages);
-  const admitted = await admitCompletion(deps, principal, request, trace);
+  const admitted = admitCompletion(deps, principal, request, trace);
+  return admitted instanceof Promise ? admitted.then((ready) => complete(deps, ctx, ready)) : complete(deps, ctx, admitted);
+}
+
+async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion): Promise<void> {
   ctx.promptTokens = admitted.promptTokens;
+  const { trace } = ctx;
+  const { request } = admitted;
   trace?.served(admitted.served.id);
   // Time spent on the target, for the gateway-overhead metric (total time minus this).
   const dispatchedAt = performance.now();
@@ -40,19 +68,4 @@ export async function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestCon
   ctx.completionTokens = result.completionTokens;
   if (trace?.capturesContent && result.body !== null) trace.recordOutput(result.body.choices);
   if (result.body !== null) send(ctx, 200, JSON.stringify(result.body), { ...admitted.headers, ...result.headers });
-}
-
-/**
- * The request, authenticated and validated. Its bytes stay in this short-lived frame: a frame
- * that awaits the completion would keep them for as long as a stream lasts.
- */
-async function readChatRequest(deps: ChatCompletionsDeps, ctx: RequestContext): Promise<{ principal: Principal; request: ChatRequest }> {
-  const reader = new BodyReader(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs }, ctx.bodyBudget);
-  ctx.trace?.enter('munja.auth');
-  const principal = await deps.auth.authenticate(ctx.authorization);
-  ctx.trace?.leave();
-  ctx.keyId = principal.keyId;
-  if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
-  const body = await reader.read();
-  return { principal, request: validateChatRequest(parseJsonBody(body, { maxDepth: deps.config.maxJsonDepth })) };
 }

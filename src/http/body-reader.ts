@@ -83,6 +83,11 @@ export class BodyReader {
     return !this.#complete;
   }
 
+  /** The whole body when it has all arrived and nothing failed (most bodies come with their headers); else null: read(). */
+  readNow(): Uint8Array | null {
+    return this.#complete && this.#failure === null && !this.#ctx.aborted ? this.#take() : null;
+  }
+
   /** The whole body, or an ApiError (413, 408, 503 overloaded), or ClientGoneError. */
   read(): Promise<Uint8Array> {
     if (this.#failure !== null) return Promise.reject(this.#failure);

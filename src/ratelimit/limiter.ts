@@ -48,6 +48,11 @@ export interface Limiter {
    * nothing. Rejects only with ApiError `limiter_unavailable` (a subject configured to fail closed).
    */
   acquire(subject: LimitSubject, tokens: number): Promise<LimitDecision>;
+  /**
+   * acquire() when it can decide at once (memory; a lease or a cached denial on Redis), so that the
+   * request goes on without waiting a turn; null when it must ask, and then nothing has changed.
+   */
+  tryAcquire(subject: LimitSubject, tokens: number): LimitDecision | null;
   /** Refunds (or charges) the difference between reserved and used tokens and frees the slot. Idempotent; never rejects. */
   settle(lease: Lease, usedTokens: number): Promise<void>;
   close(): Promise<void>;

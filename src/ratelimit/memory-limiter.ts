@@ -42,6 +42,10 @@ export class MemoryLimiter implements Limiter {
   }
 
   async acquire(subject: LimitSubject, tokens: number): Promise<LimitDecision> {
+    return this.tryAcquire(subject, tokens);
+  }
+
+  tryAcquire(subject: LimitSubject, tokens: number): LimitDecision {
     return this.acquireWith(subject, this.#policyFor(subject), tokens, false);
   }
 

@@ -133,13 +133,26 @@ export class RedisLimiter implements Limiter {
     if (!this.#health.reachable()) return this.#fallback(subject, policy, tokens, null);
     const now = performance.now();
     const state = this.#stateOf(subject, policy, now);
-    if (state.deniedUntil > now) return Promise.resolve({ ...state.denial!, retryAfterMs: Math.ceil(state.deniedUntil - now) });
-    if (state.covers(tokens, now)) return Promise.resolve(this.#admitFromLease(state, tokens, now));
+    const decided = this.#decideAtOnce(state, tokens, now);
+    if (decided !== null) return Promise.resolve(decided);
     return new Promise((resolve, reject) => {
       state.queue.push({ subject, tokens, since: now, resolve, reject });
       state.tokensPerRequest = tokens;
       this.#schedule(state);
     });
+  }
+
+  tryAcquire(subject: LimitSubject, tokens: number): LimitDecision | null {
+    if (!this.#health.reachable()) return null;
+    const now = performance.now();
+    return this.#decideAtOnce(this.#stateOf(subject, this.#policyFor(subject), now), tokens, now);
+  }
+
+  /** From a cached denial or the lease; null when Redis must be asked. */
+  #decideAtOnce(state: KeyLease, tokens: number, now: number): LimitDecision | null {
+    if (state.deniedUntil > now) return { ...state.denial!, retryAfterMs: Math.ceil(state.deniedUntil - now) };
+    if (state.covers(tokens, now)) return this.#admitFromLease(state, tokens, now);
+    return null;
   }
 
   async settle(lease: Lease, usedTokens: number): Promise<void> {

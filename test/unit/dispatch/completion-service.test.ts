@@ -37,9 +37,10 @@ const principal = (rpm: number): Principal => ({ keyId: `key_${rpm}`, accountId:
 
 const chat = (content: string): ChatRequest => validateChatRequest({ model: 'default', messages: [{ role: 'user', content }] });
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
+/** The outcome of an admission, whether it decided at once (returned or thrown) or later. */
+async function codeOf(admit: () => unknown): Promise<string> {
   try {
-    await promise;
+    await admit();
     return 'admitted';
   } catch (error) {
     return error instanceof ApiError ? error.code : String(error);
@@ -65,14 +66,14 @@ describe('admitting a completion', () => {
     expect(await admitAndSettle(deps, spent, chat('hi'))).toBe('admitted');
     expect(await admitAndSettle(deps, spent, chat('hi'))).toBe('admitted');
     countPrompt.mockClear();
-    expect(await codeOf(admitCompletion(deps, spent, chat('x'.repeat(3_900_000))))).toBe('rate_limit_exceeded');
+    expect(await codeOf(() => admitCompletion(deps, spent, chat('x'.repeat(3_900_000))))).toBe('rate_limit_exceeded');
     expect(countPrompt).not.toHaveBeenCalled();
   });
 
   it('a prompt far over the context by its characters is refused without tokenizing, and uses its request', async () => {
     const { deps, countPrompt } = service();
     const key = principal(2);
-    expect(await codeOf(admitCompletion(deps, key, chat('word '.repeat(200_000))))).toBe('context_length_exceeded');
+    expect(await codeOf(() => admitCompletion(deps, key, chat('word '.repeat(200_000))))).toBe('context_length_exceeded');
     expect(countPrompt).not.toHaveBeenCalled();
     expect(await admitAndSettle(deps, key, chat('hi'))).toBe('admitted');
     expect(await admitAndSettle(deps, key, chat('hi'))).toBe('rate_limit_exceeded');
@@ -82,7 +83,7 @@ describe('admitting a completion', () => {
     const { deps, countPrompt } = service();
     const key = principal(2);
     // ~40,000 tokens in ~200,000 characters: under 16 characters per context token, over the context.
-    expect(await codeOf(admitCompletion(deps, key, chat('word '.repeat(40_000))))).toBe('context_length_exceeded');
+    expect(await codeOf(() => admitCompletion(deps, key, chat('word '.repeat(40_000))))).toBe('context_length_exceeded');
     expect(countPrompt).toHaveBeenCalledTimes(1);
     expect(await admitAndSettle(deps, key, chat('hi'))).toBe('admitted');
     expect(await admitAndSettle(deps, key, chat('hi'))).toBe('rate_limit_exceeded');
@@ -91,6 +92,6 @@ describe('admitting a completion', () => {
   it('a prompt over the context is refused as too long, not as over the token limit', async () => {
     const { deps } = service();
     const key: Principal = { ...principal(100), limits: { rpm: 100, tpm: 40_000 } };
-    expect(await codeOf(admitCompletion(deps, key, chat('word '.repeat(200_000))))).toBe('context_length_exceeded');
+    expect(await codeOf(() => admitCompletion(deps, key, chat('word '.repeat(200_000))))).toBe('context_length_exceeded');
   });
 });
