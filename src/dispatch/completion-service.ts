@@ -150,12 +150,16 @@ export interface CompletionResult extends CompletionOutcome {
   readonly billedPromptTokens: number;
 }
 
-/** Runs an admitted completion and always settles its lease (completion, error or abort) and records usage. */
+/**
+ * Runs an admitted completion and always settles its lease (completion, error or abort) and records
+ * usage. `asBytes`: a relayed JSON completion may come back as bytes ready to send.
+ */
 export async function runCompletion(
   deps: CompletionServiceDeps,
   admitted: AdmittedCompletion,
   client: Abortable,
   streamTo: RequestContext | null,
+  asBytes = false,
 ): Promise<CompletionResult> {
   const { principal, request, resolved, promptTokens } = admitted;
   let outcome: CompletionOutcome | null = null;
@@ -168,6 +172,7 @@ export async function runCompletion(
       model: admitted.served,
       maxTokens: admitted.maxTokens,
       headers: admitted.headers,
+      asBytes,
     });
     return { ...outcome, billedPromptTokens: outcome.promptTokens ?? promptTokens };
   } finally {

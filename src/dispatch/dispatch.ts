@@ -25,14 +25,18 @@ export interface Completion {
   readonly maxTokens: number;
   /** Headers for a streamed response (rate limits, …). */
   readonly headers: Readonly<Record<string, string>>;
+  /** A relayed JSON completion may come back as bytes ready to send (`bytes`) rather than parsed. */
+  readonly asBytes: boolean;
 }
 
 export interface CompletionOutcome {
   /** The target's own prompt count when it reported one (upstreams); else ours stands. */
   readonly promptTokens: number | null;
   readonly completionTokens: number;
-  /** The JSON completion, when not streamed; null if the client left first. */
+  /** The JSON completion, when not streamed and not `bytes`; null if the client left first. */
   readonly body: Record<string, unknown> | null;
+  /** The JSON completion as bytes ready to send, when asked for and possible; else null. */
+  readonly bytes: Uint8Array | null;
   /** Headers from the target worth passing on with the JSON completion. */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -43,9 +47,9 @@ export async function dispatchCompletion(deps: DispatchDeps, completion: Complet
   const { client, streamTo, request, model, publicModel, headers } = completion;
   const target = model.target;
   if (target.kind === 'upstreams') {
-    const upstreamRequest = { client, streamTo, publicModel, body: request.body, includeUsage: request.includeUsage, headers };
+    const upstreamRequest = { client, streamTo, publicModel, body: request.body, includeUsage: request.includeUsage, headers, asBytes: completion.asBytes };
     const outcome = await sendToUpstreams(deps, upstreamRequest, target.upstreams);
-    return { promptTokens: outcome.promptTokens, completionTokens: outcome.completionTokens, body: outcome.body ?? null, headers: outcome.headers ?? NO_HEADERS };
+    return { promptTokens: outcome.promptTokens, completionTokens: outcome.completionTokens, body: outcome.body ?? null, bytes: outcome.bytes ?? null, headers: outcome.headers ?? NO_HEADERS };
   }
   if (target.kind !== 'local') throw new ApiError('internal_error');
   if (request.logprobs) throw new ApiError('unsupported_parameter', { param: 'logprobs', message: 'logprobs is not supported by this model.' });
@@ -75,8 +79,8 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
   if (client.trace?.recording) client.trace.addFinishReasons(result.choices.map((choice) => choice.finishReason));
   if (streamTo !== null) {
     const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, structured: structure !== undefined, headers });
-    return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };
+    return { promptTokens: null, completionTokens, body: null, bytes: null, headers: NO_HEADERS };
   }
   const json = await localJson(client, publicModel, latency, result);
-  return { promptTokens: null, completionTokens: json.completionTokens, body: json.body, headers: NO_HEADERS };
+  return { promptTokens: null, completionTokens: json.completionTokens, body: json.body, bytes: null, headers: NO_HEADERS };
 }

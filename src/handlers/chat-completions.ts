@@ -59,7 +59,8 @@ async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted
   let result;
   trace?.enter('munja.dispatch');
   try {
-    result = await runCompletion(deps, admitted, ctx, request.stream ? ctx : null);
+    // Bytes unless the completion's content is recorded in its trace.
+    result = await runCompletion(deps, admitted, ctx, request.stream ? ctx : null, trace?.capturesContent !== true);
   } finally {
     ctx.targetMs = performance.now() - dispatchedAt;
     trace?.leave();
@@ -67,5 +68,6 @@ async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted
   ctx.promptTokens = result.billedPromptTokens;
   ctx.completionTokens = result.completionTokens;
   if (trace?.capturesContent && result.body !== null) trace.recordOutput(result.body.choices);
-  if (result.body !== null) send(ctx, 200, JSON.stringify(result.body), { ...admitted.headers, ...result.headers });
+  if (result.bytes !== null) send(ctx, 200, result.bytes, { ...admitted.headers, ...result.headers });
+  else if (result.body !== null) send(ctx, 200, JSON.stringify(result.body), { ...admitted.headers, ...result.headers });
 }

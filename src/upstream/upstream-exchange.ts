@@ -8,6 +8,7 @@ import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { UpstreamSpan } from '../observability/upstream-span.ts';
 import { DONE_FRAME, errorEvents, SseWriter } from '../streaming/sse-writer.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
+import { scanCompletion, withModel } from './completion-scan.ts';
 import { SseEventSplitter } from './sse-event-splitter.ts';
 import { StreamEventFilter } from './stream-event-filter.ts';
 import { isTimeout, statusFailure, transportError, transportFailure, UpstreamAttemptError } from './upstream-errors.ts';
@@ -26,6 +27,8 @@ export interface UpstreamCall {
   readonly timeouts: UpstreamTimeouts;
   /** Headers for the client's response (rate limits, …). */
   readonly headers: Readonly<Record<string, string>>;
+  /** A JSON completion is wanted as bytes ready to send (`bytes`), not parsed (`body`). */
+  readonly asBytes: boolean;
 }
 
 export interface UpstreamOutcome {
@@ -34,6 +37,8 @@ export interface UpstreamOutcome {
   readonly completionTokens: number;
   /** Without streaming: the completion to send, `model` already set to the public id. */
   readonly body?: Record<string, unknown>;
+  /** The same as bytes, when the call asked for them (and the completion could be read without parsing). */
+  readonly bytes?: Uint8Array;
   /** Upstream headers worth passing on to the client. */
   readonly headers?: Readonly<Record<string, string>>;
   /** The stream broke mid-way on the upstream's side (the client got an error event). */
@@ -210,9 +215,21 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   #finishJson(): void {
+    const bytes = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
+    // Bytes in, bytes out: the completion is checked and read in one pass, not parsed and serialised.
+    const facts = this.#call.asBytes && this.span === null ? scanCompletion(bytes) : null;
+    if (facts !== null) {
+      this.#succeed({
+        promptTokens: finiteOrNull(facts.promptTokens),
+        completionTokens: finiteOrNull(facts.completionTokens) ?? 0,
+        bytes: withModel(bytes, facts, this.#call.publicModel),
+        headers: this.#passHeaders,
+      }, null);
+      return;
+    }
     let completion: Record<string, unknown>;
     try {
-      completion = JSON.parse(this.#text()) as Record<string, unknown>;
+      completion = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
       if (completion === null || typeof completion !== 'object' || !Array.isArray(completion.choices)) throw new Error('not a completion');
     } catch {
       return this.#fail(invalidResponse('The model server sent an invalid response.'));
@@ -244,6 +261,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
 // A complete answer that is unusable: the generation already ran, so it is not repeated.
 function invalidResponse(message: string): UpstreamAttemptError {
   return new UpstreamAttemptError(new ApiError('upstream_error', { message }), false, 'failed');
+}
+
+function finiteOrNull(value: number | null): number | null {
+  return value !== null && Number.isFinite(value) ? value : null;
 }
 
 function single(value: string | string[] | undefined): string | undefined {

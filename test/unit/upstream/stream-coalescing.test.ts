@@ -75,6 +75,7 @@ describe('relaying a stream', () => {
       includeUsage: false,
       timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000 },
       headers: {},
+      asBytes: false,
     });
     handler.onRequestStart!(controller, {});
     handler.onResponseStart!(controller, 200, { 'content-type': 'text/event-stream' }, '');

@@ -1,0 +1,299 @@
+// One validating pass over an upstream's JSON completion, as bytes: it checks the whole text is
+// well-formed JSON and finds what the relay needs — the top-level `model` value (to splice in the
+// public id), that `choices` is an array, and `usage`'s token counts — without building the object
+// or decoding the text. Anything it cannot vouch for simply (a key spelled with escapes, a repeated
+// key it reads, nesting deeper than MAX_DEPTH) gets null, and the caller parses the text instead.
+
+export interface CompletionFacts {
+  /** Byte range of the top-level `model` value; -1 when there is none. */
+  readonly modelStart: number;
+  readonly modelEnd: number;
+  /** Where the top-level object's closing brace is (to add `model` when there is none). */
+  readonly closingBrace: number;
+  /** `usage.prompt_tokens` and `usage.completion_tokens` when they are numbers. */
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+}
+
+const MAX_DEPTH = 64;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+// Keys compared as bytes (all ASCII).
+const MODEL = Buffer.from('model');
+const CHOICES = Buffer.from('choices');
+const USAGE = Buffer.from('usage');
+const PROMPT_TOKENS = Buffer.from('prompt_tokens');
+const COMPLETION_TOKENS = Buffer.from('completion_tokens');
+
+class Invalid extends Error {}
+const INVALID = new Invalid();
+
+/** Reused: scanning is synchronous. */
+class CompletionScanner {
+  bytes: Uint8Array = new Uint8Array(0);
+  pos = 0;
+  modelStart = -1;
+  modelEnd = -1;
+  sawChoices = false;
+  sawUsage = false;
+  promptTokens: number | null = null;
+  completionTokens: number | null = null;
+
+  scan(bytes: Uint8Array): CompletionFacts | null {
+    this.bytes = bytes;
+    this.pos = 0;
+    this.modelStart = -1;
+    this.modelEnd = -1;
+    this.sawChoices = false;
+    this.sawUsage = false;
+    this.promptTokens = null;
+    this.completionTokens = null;
+    try {
+      this.space();
+      if (bytes[this.pos] !== 0x7b) return null;
+      const closingBrace = this.topObject();
+      this.space();
+      if (this.pos !== bytes.length || !this.sawChoices) return null;
+      return { modelStart: this.modelStart, modelEnd: this.modelEnd, closingBrace, promptTokens: this.promptTokens, completionTokens: this.completionTokens };
+    } catch (error) {
+      if (error === INVALID) return null;
+      throw error;
+    } finally {
+      this.bytes = new Uint8Array(0);
+    }
+  }
+
+  /** The completion object; returns the offset of its closing brace. */
+  topObject(): number {
+    const bytes = this.bytes;
+    this.pos++;
+    this.space();
+    if (bytes[this.pos] === 0x7d) return this.pos++;
+    for (;;) {
+      const keyStart = this.pos + 1;
+      const plain = this.string();
+      const keyEnd = this.pos - 1;
+      this.colon();
+      // A key spelled with escapes could be one of those read here.
+      if (!plain) throw INVALID;
+      if (this.keyIs(keyStart, keyEnd, MODEL)) {
+        if (this.modelStart !== -1 || bytes[this.pos] !== QUOTE) throw INVALID;
+        this.modelStart = this.pos;
+        this.string();
+        this.modelEnd = this.pos;
+      } else if (this.keyIs(keyStart, keyEnd, CHOICES)) {
+        if (this.sawChoices || bytes[this.pos] !== 0x5b) throw INVALID;
+        this.sawChoices = true;
+        this.value(1);
+      } else if (this.keyIs(keyStart, keyEnd, USAGE)) {
+        if (this.sawUsage) throw INVALID;
+        this.sawUsage = true;
+        if (bytes[this.pos] === 0x7b) this.usage();
+        else this.value(1);
+      } else {
+        this.value(1);
+      }
+      this.space();
+      const next = bytes[this.pos++];
+      if (next === 0x7d) return this.pos - 1;
+      if (next !== 0x2c) throw INVALID;
+      this.space();
+    }
+  }
+
+  usage(): void {
+    const bytes = this.bytes;
+    this.pos++;
+    this.space();
+    if (bytes[this.pos] === 0x7d) {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      const keyStart = this.pos + 1;
+      const plain = this.string();
+      const keyEnd = this.pos - 1;
+      this.colon();
+      if (!plain) throw INVALID;
+      const prompt = this.keyIs(keyStart, keyEnd, PROMPT_TOKENS);
+      const completion = this.keyIs(keyStart, keyEnd, COMPLETION_TOKENS);
+      if ((prompt && this.promptTokens !== null) || (completion && this.completionTokens !== null)) throw INVALID;
+      const start = this.pos;
+      const number = this.value(2);
+      // A count sent as anything but a number is left to the parsing path to interpret.
+      if ((prompt || completion) && !number) throw INVALID;
+      if (prompt) this.promptTokens = this.numberAt(start);
+      if (completion) this.completionTokens = this.numberAt(start);
+      this.space();
+      const next = bytes[this.pos++];
+      if (next === 0x7d) return;
+      if (next !== 0x2c) throw INVALID;
+      this.space();
+    }
+  }
+
+  /** Any JSON value at `depth`; true when it was a number. */
+  value(depth: number): boolean {
+    if (depth > MAX_DEPTH) throw INVALID;
+    const bytes = this.bytes;
+    const first = bytes[this.pos];
+    if (first === QUOTE) {
+      this.string();
+      return false;
+    }
+    if (first === 0x7b) {
+      this.pos++;
+      this.space();
+      if (bytes[this.pos] === 0x7d) {
+        this.pos++;
+        return false;
+      }
+      for (;;) {
+        this.string();
+        this.colon();
+        this.value(depth + 1);
+        this.space();
+        const next = bytes[this.pos++];
+        if (next === 0x7d) return false;
+        if (next !== 0x2c) throw INVALID;
+        this.space();
+      }
+    }
+    if (first === 0x5b) {
+      this.pos++;
+      this.space();
+      if (bytes[this.pos] === 0x5d) {
+        this.pos++;
+        return false;
+      }
+      for (;;) {
+        this.value(depth + 1);
+        this.space();
+        const next = bytes[this.pos++];
+        if (next === 0x5d) return false;
+        if (next !== 0x2c) throw INVALID;
+        this.space();
+      }
+    }
+    if (first === 0x74) return this.literal('true');
+    if (first === 0x66) return this.literal('false');
+    if (first === 0x6e) return this.literal('null');
+    this.number();
+    return true;
+  }
+
+  /** A string starting at pos (its opening quote); true when it holds no escape. */
+  string(): boolean {
+    const bytes = this.bytes;
+    if (bytes[this.pos] !== QUOTE) throw INVALID;
+    let plain = true;
+    for (let pos = this.pos + 1; pos < bytes.length; pos++) {
+      const byte = bytes[pos] as number;
+      if (byte === QUOTE) {
+        this.pos = pos + 1;
+        return plain;
+      }
+      if (byte < 0x20) throw INVALID;
+      if (byte !== BACKSLASH) continue;
+      plain = false;
+      const escaped = bytes[++pos];
+      if (escaped === 0x75) {
+        for (let end = pos + 4; pos < end;) if (!isHex(bytes[++pos])) throw INVALID;
+      } else if (escaped === undefined || !SIMPLE_ESCAPES.has(escaped)) {
+        throw INVALID;
+      }
+    }
+    throw INVALID;
+  }
+
+  number(): void {
+    const bytes = this.bytes;
+    let pos = this.pos;
+    if (bytes[pos] === 0x2d) pos++;
+    if (bytes[pos] === 0x30) pos++;
+    else if (isDigit19(bytes[pos])) while (isDigit(bytes[++pos]));
+    else throw INVALID;
+    if (bytes[pos] === 0x2e) {
+      if (!isDigit(bytes[++pos])) throw INVALID;
+      while (isDigit(bytes[++pos]));
+    }
+    if (bytes[pos] === 0x65 || bytes[pos] === 0x45) {
+      pos++;
+      if (bytes[pos] === 0x2b || bytes[pos] === 0x2d) pos++;
+      if (!isDigit(bytes[pos])) throw INVALID;
+      while (isDigit(bytes[++pos]));
+    }
+    this.pos = pos;
+  }
+
+  numberAt(start: number): number {
+    let text = '';
+    for (let pos = start; pos < this.pos; pos++) text += String.fromCharCode(this.bytes[pos] as number);
+    return Number(text);
+  }
+
+  literal(word: string): false {
+    const bytes = this.bytes;
+    for (let index = 0; index < word.length; index++) if (bytes[this.pos + index] !== word.charCodeAt(index)) throw INVALID;
+    this.pos += word.length;
+    return false;
+  }
+
+  colon(): void {
+    this.space();
+    if (this.bytes[this.pos++] !== 0x3a) throw INVALID;
+    this.space();
+  }
+
+  space(): void {
+    const bytes = this.bytes;
+    let byte = bytes[this.pos];
+    while (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) byte = bytes[++this.pos];
+  }
+
+  keyIs(start: number, end: number, key: Uint8Array): boolean {
+    if (end - start !== key.length) return false;
+    for (let index = 0; index < key.length; index++) if (this.bytes[start + index] !== key[index]) return false;
+    return true;
+  }
+}
+
+const SIMPLE_ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
+
+function isDigit(byte: number | undefined): boolean {
+  return byte !== undefined && byte >= 0x30 && byte <= 0x39;
+}
+
+function isDigit19(byte: number | undefined): boolean {
+  return byte !== undefined && byte >= 0x31 && byte <= 0x39;
+}
+
+function isHex(byte: number | undefined): boolean {
+  return byte !== undefined && ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46));
+}
+
+const SCANNER = new CompletionScanner();
+
+/** What the relay needs from a JSON completion, or null: parse it instead (it may be invalid). */
+export function scanCompletion(bytes: Uint8Array): CompletionFacts | null {
+  return SCANNER.scan(bytes);
+}
+
+// Public model ids come from the configuration: a bounded set, each quoted once.
+const quotedModels = new Map<string, Buffer>();
+
+/** The completion with its top-level `model` set to `model` (added when it had none). */
+export function withModel(bytes: Uint8Array, facts: CompletionFacts, model: string): Buffer {
+  let quoted = quotedModels.get(model);
+  if (quoted === undefined) quotedModels.set(model, (quoted = Buffer.from(JSON.stringify(model))));
+  if (facts.modelStart === -1) {
+    const added = Buffer.from(`,"model":${quoted.toString()}`);
+    return Buffer.concat([bytes.subarray(0, facts.closingBrace), added, bytes.subarray(facts.closingBrace)]);
+  }
+  const out = Buffer.allocUnsafe(bytes.length - (facts.modelEnd - facts.modelStart) + quoted.length);
+  out.set(bytes.subarray(0, facts.modelStart), 0);
+  out.set(quoted, facts.modelStart);
+  out.set(bytes.subarray(facts.modelEnd), facts.modelStart + quoted.length);
+  return out;
+}
