@@ -96,17 +96,27 @@ export interface Allowance {
 
 const ADMITTED: Admission = { allowed: true, retryAfterMs: 0, limitedBy: null };
 
+function emptyScope(): Scope {
+  return { requests: { level: 0, updatedAt: 0 }, tokens: { level: 0, updatedAt: 0 }, expiresAt: 0 };
+}
+
 export class LimiterModel {
-  readonly scopes = new Map<string, Scope>();
+  /** Per key id, and per account id, the stored scope (the script's `…:key` and `…:account` hashes). */
+  readonly keyScopes = new Map<string, Scope>();
+  readonly accountScopes = new Map<string, Scope>();
   /** keyId → instance → its slot allowance. */
   readonly slots = new Map<string, Map<string, Allowance>>();
+  // An operation works on copies, stored back only when it changes them (a denial must not write).
+  // Operations are synchronous, so one pair of copies serves them all.
+  readonly #keyCopy = emptyScope();
+  readonly #accountCopy = emptyScope();
+  /** Per limit (LIMIT_NAMES' order), how long the request being decided would wait. */
+  readonly #waits = new Float64Array(LIMIT_NAMES.length);
 
   sync(ids: ScopeIds, policy: LimitPolicy, op: SyncOp, now: number): SyncResult {
     const cap = policy.concurrency;
-    const keyName = `key:${ids.keyId}`;
-    const accountName = `account:${ids.accountId}`;
-    const key = this.#load(keyName, policy.key.rpm, policy.key.tpm, now);
-    const account = policy.account && this.#load(accountName, policy.account.rpm, policy.account.tpm, now);
+    const key = this.#load(this.#keyCopy, this.keyScopes.get(ids.keyId), policy.key.rpm, policy.key.tpm, now);
+    const account = policy.account && this.#load(this.#accountCopy, this.accountScopes.get(ids.accountId), policy.account.rpm, policy.account.tpm, now);
     let changed = false;
     if (op.refundRequests !== 0 || op.refundTokens !== 0) {
       give(key, op.refundRequests, op.refundTokens, policy.key.rpm, policy.key.tpm);
@@ -119,17 +129,21 @@ export class LimiterModel {
     const admissions: Admission[] = [];
     let admitted = 0;
     for (const tokens of op.tokens) {
-      const waits = [msUntil(key.requests.level, 1, policy.key.rpm), msUntil(key.tokens.level, tokens, policy.key.tpm), 0, 0, 0];
-      if (account && policy.account) {
-        waits[2] = msUntil(account.requests.level, 1, policy.account.rpm);
-        waits[3] = msUntil(account.tokens.level, tokens, policy.account.tpm);
-      }
-      if (cap > 0 && free < 1) waits[4] = CONCURRENCY_RETRY_MS;
+      // The longest wait denies, the first of equal ones naming the limit (LIMIT_NAMES' order).
+      const waits = this.#waits;
+      waits[0] = msUntil(key.requests.level, 1, policy.key.rpm);
+      waits[1] = msUntil(key.tokens.level, tokens, policy.key.tpm);
+      waits[2] = account && policy.account ? msUntil(account.requests.level, 1, policy.account.rpm) : 0;
+      waits[3] = account && policy.account ? msUntil(account.tokens.level, tokens, policy.account.tpm) : 0;
+      waits[4] = cap > 0 && free < 1 ? CONCURRENCY_RETRY_MS : 0;
       let retryAfterMs = 0;
       let limitedBy: LimitName | null = null;
       for (let index = 0; index < waits.length; index++) {
         const wait = waits[index] as number;
-        if (wait > retryAfterMs) [retryAfterMs, limitedBy] = [wait, LIMIT_NAMES[index] ?? null];
+        if (wait > retryAfterMs) {
+          retryAfterMs = wait;
+          limitedBy = LIMIT_NAMES[index] ?? null;
+        }
       }
       if (retryAfterMs !== 0) {
         admissions.push({ allowed: false, retryAfterMs, limitedBy });
@@ -156,8 +170,8 @@ export class LimiterModel {
       }
     }
     if (changed) {
-      this.#save(keyName, key, policy.key.rpm, policy.key.tpm, now);
-      if (account && policy.account) this.#save(accountName, account, policy.account.rpm, policy.account.tpm, now);
+      this.#save(this.keyScopes, ids.keyId, key, policy.key.rpm, policy.key.tpm, now);
+      if (account && policy.account) this.#save(this.accountScopes, ids.accountId, account, policy.account.rpm, policy.account.tpm, now);
     }
     const allowance = cap > 0 ? op.held + admitted + granted.slots : 0;
     if (cap > 0) this.#writeAllowance(ids.keyId, op, allowance, now);
@@ -166,19 +180,28 @@ export class LimiterModel {
 
   /** Stores levels seen elsewhere (at `at`) for scopes that have none of their own: the local share's start. */
   seed(ids: ScopeIds, policy: LimitPolicy, key: Levels, account: Levels | null, at: number): void {
-    this.#seedScope(`key:${ids.keyId}`, key, policy.key.rpm, policy.key.tpm, at);
-    if (account && policy.account) this.#seedScope(`account:${ids.accountId}`, account, policy.account.rpm, policy.account.tpm, at);
+    this.#seedScope(this.keyScopes, ids.keyId, key, policy.key.rpm, policy.key.tpm, at);
+    if (account && policy.account) this.#seedScope(this.accountScopes, ids.accountId, account, policy.account.rpm, policy.account.tpm, at);
   }
 
-  #seedScope(name: string, seen: Levels, rpm: number, tpm: number, at: number): void {
-    if (this.scopes.has(name)) return;
+  #seedScope(scopes: Map<string, Scope>, id: string, seen: Levels, rpm: number, tpm: number, at: number): void {
+    if (scopes.has(id)) return;
     const scope = { requests: { level: Math.min(rpm, seen.requests), updatedAt: at }, tokens: { level: Math.min(tpm, seen.tokens), updatedAt: at }, expiresAt: at };
-    this.#save(name, scope, rpm, tpm, at);
+    this.#save(scopes, id, scope, rpm, tpm, at);
+  }
+
+  /** Forgets every scope and allowance. */
+  clear(): void {
+    this.keyScopes.clear();
+    this.accountScopes.clear();
+    this.slots.clear();
   }
 
   /** Drops what Redis would have expired by `now`. */
   sweep(now: number): void {
-    for (const [name, scope] of this.scopes) if (scope.expiresAt <= now) this.scopes.delete(name);
+    for (const scopes of [this.keyScopes, this.accountScopes]) {
+      for (const [id, scope] of scopes) if (scope.expiresAt <= now) scopes.delete(id);
+    }
     for (const [keyId, allowances] of this.slots) {
       if (latestExpiry(allowances) + EXPIRY_MARGIN_MS <= now) this.slots.delete(keyId);
     }
@@ -198,22 +221,33 @@ export class LimiterModel {
     else this.slots.set(keyId, written);
   }
 
-  /** The scope refilled to `now`, not stored (a denial must not write). Expiry is sweep()'s business. */
-  #load(name: string, rpm: number, tpm: number, now: number): Scope {
-    const stored = this.scopes.get(name);
+  /** `stored` (a missing one is full) refilled to `now` into `copy`. Expiry is sweep()'s business. */
+  #load(copy: Scope, stored: Scope | undefined, rpm: number, tpm: number, now: number): Scope {
     if (stored === undefined) {
-      return { requests: { level: rpm, updatedAt: now }, tokens: { level: tpm, updatedAt: now }, expiresAt: now };
+      setBuckets(copy, rpm, now, tpm, now, now);
+      return copy;
     }
-    const scope = { requests: { ...stored.requests }, tokens: { ...stored.tokens }, expiresAt: stored.expiresAt };
-    refill(scope.requests, rpm, now);
-    refill(scope.tokens, tpm, now);
-    return scope;
+    setBuckets(copy, stored.requests.level, stored.requests.updatedAt, stored.tokens.level, stored.tokens.updatedAt, stored.expiresAt);
+    refill(copy.requests, rpm, now);
+    refill(copy.tokens, tpm, now);
+    return copy;
   }
 
-  #save(name: string, scope: Scope, rpm: number, tpm: number, now: number): void {
-    scope.expiresAt = now + expiryMs(scope, rpm, tpm, now);
-    this.scopes.set(name, scope);
+  /** Stores `scope`'s levels (into the stored scope when there is one: `scope` may be a copy). */
+  #save(scopes: Map<string, Scope>, id: string, scope: Scope, rpm: number, tpm: number, now: number): void {
+    const expiresAt = now + expiryMs(scope, rpm, tpm, now);
+    let stored = scopes.get(id);
+    if (stored === undefined) scopes.set(id, (stored = emptyScope()));
+    setBuckets(stored, scope.requests.level, scope.requests.updatedAt, scope.tokens.level, scope.tokens.updatedAt, expiresAt);
   }
+}
+
+function setBuckets(scope: Scope, requests: number, requestsAt: number, tokens: number, tokensAt: number, expiresAt: number): void {
+  scope.requests.level = requests;
+  scope.requests.updatedAt = requestsAt;
+  scope.tokens.level = tokens;
+  scope.tokens.updatedAt = tokensAt;
+  scope.expiresAt = expiresAt;
 }
 
 function take(scope: Scope, requests: number, tokens: number): void {

@@ -22,6 +22,7 @@ interface Held {
 export const DEFAULT_MAX_HOLD_MS = 30 * 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
 const INSTANCE = 'local';
+const NO_TOKENS: readonly number[] = Object.freeze([]);
 
 export class MemoryLimiter implements Limiter {
   readonly #model = new LimiterModel();
@@ -33,11 +34,15 @@ export class MemoryLimiter implements Limiter {
   readonly #maxHoldMs: number;
   readonly #sweeper: NodeJS.Timeout;
   #nextId = 0;
+  // The operation handed to the model, rewritten for each (the model keeps none of it).
+  readonly #oneRequest = [0];
+  readonly #operation: { -readonly [K in keyof SyncOp]: SyncOp[K] };
 
   constructor(settings: LimitsConfig, options: MemoryLimiterOptions = {}) {
     this.#policyFor = policyResolver(settings);
     this.#now = options.now ?? monotonicNow;
     this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
+    this.#operation = { instance: INSTANCE, slotTtlMs: this.#maxHoldMs, tokens: NO_TOKENS, refundRequests: 0, refundTokens: 0, want: NO_CAPACITY, fleet: 1, held: 0, renew: false };
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(SWEEP_INTERVAL_MS, this.#maxHoldMs / 2)).unref();
   }
 
@@ -53,7 +58,8 @@ export class MemoryLimiter implements Limiter {
   acquireWith(subject: LimitSubject, policy: LimitPolicy, tokens: number, degraded: boolean): LimitDecision {
     const now = this.#now();
     const held = this.#inFlight.get(subject.keyId) ?? 0;
-    const result = this.#model.sync(subject, policy, this.#op([tokens], 0, held), now);
+    this.#oneRequest[0] = tokens;
+    const result = this.#model.sync(subject, policy, this.#op(this.#oneRequest, 0, held), now);
     const admission = result.admissions[0]!;
     let lease: Lease | null = null;
     if (admission.allowed) {
@@ -75,19 +81,22 @@ export class MemoryLimiter implements Limiter {
     if (held === undefined) return;
     this.#held.delete(lease.id);
     const inFlight = this.#release(held.subject.keyId);
-    this.#model.sync(held.subject, held.policy, this.#op([], held.reservedTokens - usedTokens, inFlight), this.#now());
+    this.#model.sync(held.subject, held.policy, this.#op(NO_TOKENS, held.reservedTokens - usedTokens, inFlight), this.#now());
   }
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    this.#model.scopes.clear();
-    this.#model.slots.clear();
+    this.#model.clear();
     this.#held.clear();
     this.#inFlight.clear();
   }
 
   #op(tokens: readonly number[], refundTokens: number, held: number): SyncOp {
-    return { instance: INSTANCE, slotTtlMs: this.#maxHoldMs, tokens, refundRequests: 0, refundTokens, want: NO_CAPACITY, fleet: 1, held, renew: false };
+    const operation = this.#operation;
+    operation.tokens = tokens;
+    operation.refundTokens = refundTokens;
+    operation.held = held;
+    return operation;
   }
 
   #release(keyId: string): number {
@@ -104,7 +113,7 @@ export class MemoryLimiter implements Limiter {
       if (held.acquiredAt + this.#maxHoldMs > now) continue;
       this.#held.delete(id);
       const inFlight = this.#release(held.subject.keyId);
-      this.#model.sync(held.subject, held.policy, this.#op([], 0, inFlight), now);
+      this.#model.sync(held.subject, held.policy, this.#op(NO_TOKENS, 0, inFlight), now);
     }
   }
 }

@@ -47,9 +47,8 @@ function timeStep(next: () => number): number {
 
 async function expectSameState(ids: ScopeIds, model: LimiterModel, where: string): Promise<void> {
   const [keyBuckets, slots, accountBuckets] = limiterKeys(ids);
-  for (const [redisKey, name] of [[keyBuckets, `key:${ids.keyId}`], [accountBuckets, `account:${ids.accountId}`]] as const) {
+  for (const [redisKey, scope] of [[keyBuckets, model.keyScopes.get(ids.keyId)], [accountBuckets, model.accountScopes.get(ids.accountId)]] as const) {
     const [r, t, ts] = await client.hmget(redisKey, 'r', 't', 'ts');
-    const scope = model.scopes.get(name);
     if (r === null || scope === undefined) continue; // an expired scope and a missing one are both full
     expect({ r: Number(r), t: Number(t), ts: Number(ts) }, where).toEqual({ r: scope.requests.level, t: scope.tokens.level, ts: scope.requests.updatedAt });
   }
