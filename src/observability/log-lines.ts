@@ -71,6 +71,28 @@ export class LogLines {
     chunk[this.#offset++] = 0x22;
   }
 
+  /** A JSON number; null when it is not finite (as JSON.stringify writes it). Integers are written digit by digit. */
+  number(value: number | null): void {
+    if (value === null || !Number.isFinite(value)) {
+      this.raw('null');
+      return;
+    }
+    if (!Number.isSafeInteger(value) || value < 0) {
+      this.raw(String(value));
+      return;
+    }
+    const chunk = this.#chunk;
+    let digits = 1;
+    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    let at = this.#offset + digits;
+    this.#offset = at;
+    let rest = value;
+    do {
+      chunk[--at] = 0x30 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    } while (rest > 0);
+  }
+
   /** A JSON string value or null. */
   stringOrNull(text: string | null): void {
     if (text === null) this.raw('null');

@@ -13,17 +13,19 @@ const INFO = 30;
 const ERROR = 50;
 // Everything of the line but its variable strings, with room to spare.
 const FIXED_BYTES = 512;
+const OUTCOME_FIELDS = OUTCOMES.map((outcome) => `,"outcome":"${outcome}","keyId":`);
 
 export class RequestLog {
   readonly #lines: LogLines;
   /** The lowest level written (pino's number; Infinity when silent). */
   readonly #minLevel: number;
-  readonly #pid: string;
+  /** From after the time to the opening quote of the request id. */
+  readonly #pidField: string;
 
   constructor(lines: LogLines, minLevel: number, pid = process.pid) {
     this.#lines = lines;
     this.#minLevel = minLevel;
-    this.#pid = String(pid);
+    this.#pidField = `,"pid":${pid},"reqId":"`;
   }
 
   write(ctx: RequestContext): void {
@@ -36,7 +38,11 @@ export class RequestLog {
     const lines = this.#lines;
     lines.begin(FIXED_BYTES + fieldBytes(path) + fieldBytes(model) + fieldBytes(ctx.clientAddress) + fieldBytes(ctx.method)
       + fieldBytes(ctx.keyId) + fieldBytes(ctx.errorCode) + fieldBytes(ctx.route));
-    lines.raw(`{"level":${level},"time":${Date.now()},"pid":${this.#pid},"reqId":"${ctx.requestId}","method":`);
+    lines.raw(level === INFO ? '{"level":30,"time":' : '{"level":50,"time":');
+    lines.number(Date.now());
+    lines.raw(this.#pidField);
+    lines.raw(ctx.requestId);
+    lines.raw('","method":');
     lines.string(ctx.method);
     lines.raw(',"path":');
     lines.string(path);
@@ -44,20 +50,25 @@ export class RequestLog {
     lines.string(ctx.route);
     lines.raw(',"clientAddress":');
     lines.string(ctx.clientAddress);
-    lines.raw(`,"status":${finalStatus(ctx)},"outcome":"${OUTCOMES[outcomeIndex(ctx)]}","keyId":`);
+    lines.raw(',"status":');
+    lines.number(finalStatus(ctx));
+    lines.raw(OUTCOME_FIELDS[outcomeIndex(ctx)]!);
     lines.stringOrNull(ctx.keyId);
     lines.raw(',"model":');
     lines.stringOrNull(model);
-    lines.raw(`,"stream":${ctx.stream},"promptTokens":${finite(ctx.promptTokens)},"completionTokens":${finite(ctx.completionTokens)},"durationMs":${Math.round(ctx.elapsedMs() * 100) / 100},"firstByteMs":${finite(ctx.firstByteMs)},"errorCode":`);
+    lines.raw(ctx.stream ? ',"stream":true,"promptTokens":' : ',"stream":false,"promptTokens":');
+    lines.number(ctx.promptTokens);
+    lines.raw(',"completionTokens":');
+    lines.number(ctx.completionTokens);
+    lines.raw(',"durationMs":');
+    lines.number(Math.round(ctx.elapsedMs() * 100) / 100);
+    lines.raw(',"firstByteMs":');
+    lines.number(ctx.firstByteMs);
+    lines.raw(',"errorCode":');
     lines.stringOrNull(ctx.errorCode);
-    lines.raw(`,"clientClosed":${ctx.aborted}`);
+    lines.raw(ctx.aborted ? ',"clientClosed":true' : ',"clientClosed":false');
     if (trace !== null) lines.raw(`,"trace_id":"${trace.traceId}","span_id":"${trace.spanId}"`);
     lines.raw(',"msg":"request"}\n');
     lines.end();
   }
-}
-
-/** As JSON writes a number: null when it is not finite (or absent). */
-function finite(value: number | null): number | null {
-  return value !== null && Number.isFinite(value) ? value : null;
 }

@@ -43,6 +43,14 @@ describe('the request log line', () => {
     expect(line.clientAddress).toBe('::1"');
   });
 
+  it('writes every number as JSON would: zero, many digits, fractions, negatives', () => {
+    for (const value of [0, 7, 10, 1_234_567_890_123, 2 ** 53 + 2, 0.5, -3, 1e21]) {
+      const line = lineOf(contextOf({ promptTokens: value, completionTokens: value, firstByteMs: value }))!;
+      expect(line).toMatchObject({ promptTokens: value, completionTokens: value, firstByteMs: value });
+    }
+    expect(Math.abs((lineOf(contextOf())!.time as number) - Date.now())).toBeLessThan(5_000);
+  });
+
   it('writes null for an absent key, model, error and a number that is not finite', () => {
     const line = lineOf(contextOf({ keyId: null, model: null, promptTokens: Number.NaN, firstByteMs: 5.5, errorCode: 'x' }))!;
     expect(line).toMatchObject({ keyId: null, model: null, promptTokens: null, firstByteMs: 5.5, errorCode: 'x' });
