@@ -68,6 +68,12 @@ async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted
   ctx.promptTokens = result.billedPromptTokens;
   ctx.completionTokens = result.completionTokens;
   if (trace?.capturesContent && result.body !== null) trace.recordOutput(result.body.choices);
-  if (result.bytes !== null) send(ctx, 200, result.bytes, { ...admitted.headers, ...result.headers });
-  else if (result.body !== null) send(ctx, 200, JSON.stringify(result.body), { ...admitted.headers, ...result.headers });
+  if (result.bytes === null && result.body === null) return;
+  const headers = isEmpty(result.headers) ? admitted.headers : { ...admitted.headers, ...result.headers };
+  send(ctx, 200, result.bytes ?? JSON.stringify(result.body), headers);
+}
+
+function isEmpty(headers: Readonly<Record<string, string>>): boolean {
+  for (const _name in headers) return false;
+  return true;
 }
