@@ -1,4 +1,5 @@
 // Piscina worker entry: runs the local engine and large prompt token counts off the main thread.
+// The pool sends the tasks of one event-loop turn as one batch: one message each way instead of one per task.
 import { countPromptTokens, type PromptMessage } from '../tokens/count-tokens.ts';
 import type { EngineResult, EngineTask } from './engine-types.ts';
 import { generate } from './local-engine.ts';
@@ -7,7 +8,7 @@ export interface GenerateRequest {
   readonly kind: 'generate';
   readonly task: EngineTask;
   /** Set when the main thread already counted this prompt, so the worker need not. */
-  readonly promptTokens?: number;
+  readonly promptTokens?: number | undefined;
 }
 
 export interface CountRequest {
@@ -17,14 +18,29 @@ export interface CountRequest {
 
 export type EngineWorkerRequest = GenerateRequest | CountRequest;
 
-export default function handleEngineRequest(request: EngineWorkerRequest): EngineResult | number {
+/** Per request, in order: its result, or null when it failed (that request alone fails). */
+export type EngineBatchOutcome = (EngineResult | number | null)[];
+
+export default function handleEngineBatch(requests: readonly EngineWorkerRequest[]): EngineBatchOutcome {
+  if (!Array.isArray(requests)) throw new TypeError('An engine batch is an array of requests.');
+  const outcomes: EngineBatchOutcome = [];
+  for (const request of requests) {
+    try {
+      outcomes.push(handleEngineRequest(request));
+    } catch {
+      outcomes.push(null);
+    }
+  }
+  return outcomes;
+}
+
+function handleEngineRequest(request: EngineWorkerRequest): EngineResult | number {
   switch (request?.kind) {
     case 'generate':
       return generate(request.task, request.promptTokens);
     case 'count':
       return countPromptTokens(request.messages);
     default:
-      // Rejects this task only; piscina keeps the worker.
       throw new TypeError('Unknown engine worker request.');
   }
 }

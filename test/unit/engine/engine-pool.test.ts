@@ -44,6 +44,26 @@ describe('EnginePool (real worker threads)', () => {
     await expect(pool.generate(TASK)).resolves.toBeDefined();
   });
 
+  it('sends the tasks of one turn as a batch: each result goes to its own request', async () => {
+    const tasks = Array.from({ length: 10 }, (_, index) => ({ ...TASK, seed: index, n: 1, maxTokens: 8 + index }));
+    const results = await Promise.all(tasks.map((task) => pool.generate(task)));
+    results.forEach((result, index) => expect(result).toEqual(generate(tasks[index]!)));
+  });
+
+  it('fails only the task of a batch that fails', async () => {
+    const broken = { ...TASK, messages: null } as unknown as EngineTask;
+    const settled = await Promise.allSettled([pool.generate({ ...TASK, seed: 1 }), pool.generate(broken), pool.generate({ ...TASK, seed: 2 })]);
+    expect(settled[0]).toEqual({ status: 'fulfilled', value: generate({ ...TASK, seed: 1 }) });
+    expect(settled[1]).toMatchObject({ status: 'rejected', reason: { name: 'ApiError', code: 'engine_error' } });
+    expect(settled[2]).toEqual({ status: 'fulfilled', value: generate({ ...TASK, seed: 2 }) });
+  });
+
+  it('batches more tasks than one message holds', async () => {
+    const tasks = Array.from({ length: 150 }, (_, index) => ({ ...TASK, seed: index, n: 1, maxTokens: 4 }));
+    const results = await Promise.all(tasks.map((task) => pool.generate(task)));
+    results.forEach((result, index) => expect(result).toEqual(generate(tasks[index]!)));
+  });
+
   it('rejects with the abort reason, before and while running', async () => {
     const reason = new Error('client went away');
     await expect(pool.generate(TASK, AbortSignal.abort(reason))).rejects.toBe(reason);
@@ -84,6 +104,13 @@ describe('EnginePool limits', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('runs the tasks of the current turn when closed during it', async () => {
+    const pool = new EnginePool({ maxThreads: 1 });
+    const running = pool.generate(TASK);
+    await pool.close();
+    await expect(running).resolves.toEqual(generate(TASK));
   });
 
   it('refuses work after close with shutting_down', async () => {
