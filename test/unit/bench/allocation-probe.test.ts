@@ -10,7 +10,7 @@ import type { AllocationReading } from '../../../bench/allocation/probe.ts';
 const ELEMENTS = 1_250;
 // A JSArray (32 bytes) and its FixedArray (16 bytes of header, 8 per element without pointer compression).
 const ARRAY_BYTES = 32 + 16 + 8 * ELEMENTS;
-const COUNT = 40_000;
+const COUNT = 12_000;
 
 // Allocates COUNT arrays between the probe's two readings, keeping the last 4,096 so that both
 // generations are collected meanwhile, and prints the second reading.
