@@ -9,23 +9,28 @@ import { UNMATCHED_ROUTE } from './router.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
 // Request ids: a random per-process prefix (it tells an operator which process served a request)
-// and 8 random bytes, drawn from a pool refilled in one call per 1,024 ids and spelled out through
-// a table (~3 times faster than Buffer#toString('hex') for 8 bytes). A counter would tell any
+// and 8 random bytes. 1,024 ids are made at once, as one string that each id is a slice of: one
+// small allocation per id (spelling each out byte by byte made eight). A counter would tell any
 // client how many requests the process serves.
 const ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
 const ID_RANDOM_BYTES = 8;
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-const idPool = Buffer.allocUnsafe(ID_RANDOM_BYTES * 1024);
-let idOffset = idPool.length;
+const IDS_AT_ONCE = 1024;
+const ID_LENGTH = ID_PREFIX.length + ID_RANDOM_BYTES * 2;
+const idPool = Buffer.allocUnsafe(ID_RANDOM_BYTES * IDS_AT_ONCE);
+let ids = '';
+let nextId = IDS_AT_ONCE;
 
 function newRequestId(): string {
-  if (idOffset === idPool.length) {
+  if (nextId === IDS_AT_ONCE) {
     randomFillSync(idPool);
-    idOffset = 0;
+    const hex = idPool.toString('hex');
+    const spelled: string[] = [];
+    for (let index = 0; index < IDS_AT_ONCE; index++) spelled.push(ID_PREFIX, hex.slice(index * 16, index * 16 + 16));
+    ids = spelled.join('');
+    nextId = 0;
   }
-  let id = ID_PREFIX;
-  for (let end = idOffset + ID_RANDOM_BYTES; idOffset < end; idOffset++) id += HEX[idPool[idOffset] as number];
-  return id;
+  const start = nextId++ * ID_LENGTH;
+  return ids.slice(start, start + ID_LENGTH);
 }
 
 /** The path of the MCP endpoint, the only one that reads the headers below. */

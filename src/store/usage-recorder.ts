@@ -16,7 +16,8 @@ interface Pending {
 export class UsageRecorder {
   readonly #store: Store;
   readonly #logger: Logger;
-  #pending = new Map<string, Pending>();
+  /** Per day, per key: nested rather than keyed by "key|day", which built a string per request. */
+  #pending = new Map<string, Map<string, Pending>>();
   #used = new Set<string>();
   readonly #timer: NodeJS.Timeout;
   #flushing: Promise<void> = Promise.resolve();
@@ -27,15 +28,17 @@ export class UsageRecorder {
     this.#timer = setInterval(() => { void this.flush(); }, intervalMs).unref();
   }
 
-  record(keyId: string, promptTokens: number, completionTokens: number, now = Date.now()): void {
+  /** `requests`: how many requests the tokens are for (more than one when a failed write is merged back). */
+  record(keyId: string, promptTokens: number, completionTokens: number, now = Date.now(), requests = 1): void {
     const day = this.#dayOf(now);
-    const id = `${keyId}|${day}`;
-    let pending = this.#pending.get(id);
+    let ofDay = this.#pending.get(day);
+    if (ofDay === undefined) this.#pending.set(day, (ofDay = new Map()));
+    let pending = ofDay.get(keyId);
     if (pending === undefined) {
       pending = { keyId, day, requests: 0, promptTokens: 0, completionTokens: 0 };
-      this.#pending.set(id, pending);
+      ofDay.set(keyId, pending);
     }
-    pending.requests += 1;
+    pending.requests += requests;
     pending.promptTokens += promptTokens;
     pending.completionTokens += completionTokens;
     this.#used.add(keyId);
@@ -71,7 +74,8 @@ export class UsageRecorder {
     const used = this.#used;
     this.#pending = new Map();
     this.#used = new Set();
-    const deltas: UsageDelta[] = [...batch.values()];
+    const deltas: UsageDelta[] = [];
+    for (const ofDay of batch.values()) deltas.push(...ofDay.values());
     try {
       await this.#store.addUsage(deltas);
     } catch (error) {
@@ -87,15 +91,9 @@ export class UsageRecorder {
     }
   }
 
-  #merge(batch: Map<string, Pending>): void {
-    for (const [id, old] of batch) {
-      const pending = this.#pending.get(id);
-      if (pending === undefined) this.#pending.set(id, old);
-      else {
-        pending.requests += old.requests;
-        pending.promptTokens += old.promptTokens;
-        pending.completionTokens += old.completionTokens;
-      }
+  #merge(batch: Map<string, Map<string, Pending>>): void {
+    for (const ofDay of batch.values()) {
+      for (const old of ofDay.values()) this.record(old.keyId, old.promptTokens, old.completionTokens, Date.parse(old.day), old.requests);
     }
   }
 }
