@@ -33,24 +33,30 @@ export interface CompletionOutcome {
   /** The target's own prompt count when it reported one (upstreams); else ours stands. */
   readonly promptTokens: number | null;
   readonly completionTokens: number;
-  /** The JSON completion, when not streamed and not `bytes`; null if the client left first. */
-  readonly body: Record<string, unknown> | null;
-  /** The JSON completion as bytes ready to send, when asked for and possible; else null. */
-  readonly bytes: Uint8Array | null;
+  /** The JSON completion, when not streamed and not `bytes`; absent or null if the client left first. */
+  readonly body?: Record<string, unknown> | null;
+  /** The JSON completion as bytes ready to send, when asked for and possible. */
+  readonly bytes?: Uint8Array | null;
   /** Headers from the target worth passing on with the JSON completion. */
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-export async function dispatchCompletion(deps: DispatchDeps, completion: Completion): Promise<CompletionOutcome> {
+/** An upstream's outcome is returned as it is (it has the outcome's shape): no layer of its own. */
+export function dispatchCompletion(deps: DispatchDeps, completion: Completion): Promise<CompletionOutcome> {
   const { client, streamTo, request, model, publicModel, headers } = completion;
   const target = model.target;
   if (target.kind === 'upstreams') {
     const upstreamRequest = { client, streamTo, publicModel, body: request.body, includeUsage: request.includeUsage, headers, asBytes: completion.asBytes };
-    const outcome = await sendToUpstreams(deps, upstreamRequest, target.upstreams);
-    return { promptTokens: outcome.promptTokens, completionTokens: outcome.completionTokens, body: outcome.body ?? null, bytes: outcome.bytes ?? null, headers: outcome.headers ?? NO_HEADERS };
+    return sendToUpstreams(deps, upstreamRequest, target.upstreams);
   }
+  return dispatchLocal(deps, completion);
+}
+
+async function dispatchLocal(deps: DispatchDeps, completion: Completion): Promise<CompletionOutcome> {
+  const { request, model } = completion;
+  const target = model.target;
   if (target.kind !== 'local') throw new ApiError('internal_error');
   if (request.logprobs) throw new ApiError('unsupported_parameter', { param: 'logprobs', message: 'logprobs is not supported by this model.' });
   deps.inFlight.begin(model);
@@ -79,8 +85,8 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
   if (client.trace?.recording) client.trace.addFinishReasons(result.choices.map((choice) => choice.finishReason));
   if (streamTo !== null) {
     const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, structured: structure !== undefined, headers });
-    return { promptTokens: null, completionTokens, body: null, bytes: null, headers: NO_HEADERS };
+    return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };
   }
   const json = await localJson(client, publicModel, latency, result);
-  return { promptTokens: null, completionTokens: json.completionTokens, body: json.body, bytes: null, headers: NO_HEADERS };
+  return { promptTokens: null, completionTokens: json.completionTokens, body: json.body, headers: NO_HEADERS };
 }

@@ -67,13 +67,14 @@ async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted
   }
   ctx.promptTokens = result.billedPromptTokens;
   ctx.completionTokens = result.completionTokens;
-  if (trace?.capturesContent && result.body !== null) trace.recordOutput(result.body.choices);
-  if (result.bytes === null && result.body === null) return;
+  const { body, bytes } = result;
+  if (trace?.capturesContent && body != null) trace.recordOutput(body.choices);
+  if (bytes == null && body == null) return;
   const headers = isEmpty(result.headers) ? admitted.headers : { ...admitted.headers, ...result.headers };
-  send(ctx, 200, result.bytes ?? JSON.stringify(result.body), headers);
+  send(ctx, 200, bytes ?? JSON.stringify(body), headers);
 }
 
-function isEmpty(headers: Readonly<Record<string, string>>): boolean {
+function isEmpty(headers: Readonly<Record<string, string>> | undefined): boolean {
   for (const _name in headers) return false;
   return true;
 }

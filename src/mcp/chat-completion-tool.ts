@@ -34,7 +34,7 @@ export async function chatCompletionTool(
   log.promptTokens += result.billedPromptTokens;
   log.completionTokens += result.completionTokens;
   // No body: the client left before the reply was ready, so nobody reads this result.
-  if (result.body === null) return { isError: true, content: [{ type: 'text', text: 'The request was cancelled.' }] };
+  if (result.body == null) return { isError: true, content: [{ type: 'text', text: 'The request was cancelled.' }] };
   const { text, finishReason, toolCalls } = firstChoice(result.body);
   const usage = {
     prompt_tokens: result.billedPromptTokens,

@@ -56,22 +56,30 @@ class ClientClosed extends Error {
   override name = 'ClientClosed';
 }
 
+/** Told once how an exchange ended: its outcome, or why it failed. */
+export interface ExchangeListener {
+  succeeded(outcome: UpstreamOutcome): void;
+  failed(error: UpstreamAttemptError): void;
+}
+
+/** Sends the request; `listener` hears how it ends (no promise: the caller may be one already). */
+export function startExchange(call: UpstreamCall, listener: ExchangeListener): void {
+  const exchange = new UpstreamExchange(call, listener);
+  const options = buildUpstreamRequest(call);
+  const trace = call.client.trace;
+  if (trace != null) exchange.span = trace.upstream(call.upstream, call.streamTo !== null, options.headers as Record<string, string>);
+  call.dispatcher.dispatch(options, exchange);
+}
+
 export function callUpstream(call: UpstreamCall): Promise<UpstreamOutcome> {
-  return new Promise((resolve, reject) => {
-    const exchange = new UpstreamExchange(call, resolve, reject);
-    const options = buildUpstreamRequest(call);
-    const trace = call.client.trace;
-    if (trace != null) exchange.span = trace.upstream(call.upstream, call.streamTo !== null, options.headers as Record<string, string>);
-    call.dispatcher.dispatch(options, exchange);
-  });
+  return new Promise((resolve, reject) => startExchange(call, { succeeded: resolve, failed: reject }));
 }
 
 type Mode = 'waiting' | 'error' | 'json' | 'stream' | 'done';
 
 class UpstreamExchange implements Dispatcher.DispatchHandler {
   readonly #call: UpstreamCall;
-  readonly #resolve: (outcome: UpstreamOutcome) => void;
-  readonly #reject: (error: UpstreamAttemptError) => void;
+  readonly #listener: ExchangeListener;
   #mode: Mode = 'waiting';
   #status = 0;
   #retryAfter: string | undefined;
@@ -91,10 +99,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   /** This attempt's span when the request is traced and sampled. */
   span: UpstreamSpan | null = null;
 
-  constructor(call: UpstreamCall, resolve: (outcome: UpstreamOutcome) => void, reject: (error: UpstreamAttemptError) => void) {
+  constructor(call: UpstreamCall, listener: ExchangeListener) {
     this.#call = call;
-    this.#resolve = resolve;
-    this.#reject = reject;
+    this.#listener = listener;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -214,12 +221,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   /** Resolves the attempt; `errorCode`: the stream it relayed failed. */
   #succeed(outcome: UpstreamOutcome, errorCode: string | null): void {
     this.span?.end(outcome, errorCode);
-    this.#resolve(outcome);
+    this.#listener.succeeded(outcome);
   }
 
   #fail(error: UpstreamAttemptError): void {
     this.span?.end(null, error.apiError.code);
-    this.#reject(error);
+    this.#listener.failed(error);
   }
 
   #finishJson(): void {
