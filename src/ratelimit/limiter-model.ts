@@ -214,9 +214,14 @@ export class LimiterModel {
     const storedCount = stored !== undefined && stored.expiresAt > now ? stored.count : 0;
     if (allowance === storedCount && !(op.renew && allowance > 0)) return;
     const written = allowances ?? new Map<string, Allowance>();
-    for (const [instance, held] of written) if (held.expiresAt <= now) written.delete(instance);
-    if (allowance > 0) written.set(op.instance, { count: allowance, expiresAt: now + op.slotTtlMs });
-    else written.delete(op.instance);
+    for (const instance of written.keys()) if (written.get(instance)!.expiresAt <= now) written.delete(instance);
+    const mine = written.get(op.instance);
+    if (allowance <= 0) written.delete(op.instance);
+    else if (mine === undefined) written.set(op.instance, { count: allowance, expiresAt: now + op.slotTtlMs });
+    else {
+      mine.count = allowance;
+      mine.expiresAt = now + op.slotTtlMs;
+    }
     if (written.size === 0) this.slots.delete(keyId);
     else this.slots.set(keyId, written);
   }
