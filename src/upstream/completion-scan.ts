@@ -66,115 +66,103 @@ class CompletionScanner {
 
   /** The completion object; returns the offset of its closing brace. */
   topObject(): number {
-    const bytes = this.bytes;
-    this.pos++;
-    this.space();
-    if (bytes[this.pos] === 0x7d) return this.pos++;
-    for (;;) {
-      const keyStart = this.pos + 1;
-      const plain = this.string();
-      const keyEnd = this.pos - 1;
-      this.colon();
-      // A key spelled with escapes could be one of those read here.
-      if (!plain) throw INVALID;
-      if (this.keyIs(keyStart, keyEnd, MODEL)) {
-        if (this.modelStart !== -1 || bytes[this.pos] !== QUOTE) throw INVALID;
-        this.modelStart = this.pos;
-        this.string();
-        this.modelEnd = this.pos;
-      } else if (this.keyIs(keyStart, keyEnd, CHOICES)) {
-        if (this.sawChoices || bytes[this.pos] !== 0x5b) throw INVALID;
-        this.sawChoices = true;
-        this.value(1);
-      } else if (this.keyIs(keyStart, keyEnd, USAGE)) {
-        if (this.sawUsage) throw INVALID;
-        this.sawUsage = true;
-        if (bytes[this.pos] === 0x7b) this.usage();
-        else this.value(1);
-      } else {
-        this.value(1);
-      }
-      this.space();
-      const next = bytes[this.pos++];
-      if (next === 0x7d) return this.pos - 1;
-      if (next !== 0x2c) throw INVALID;
-      this.space();
-    }
+    this.container(0x7d, this.topMember, 1);
+    return this.pos - 1;
   }
 
-  usage(): void {
+  /** Walks the container whose opening byte is at pos, reading each member with `member`. */
+  container(close: number, member: (depth: number) => void, depth: number): void {
     const bytes = this.bytes;
     this.pos++;
     this.space();
-    if (bytes[this.pos] === 0x7d) {
+    if (bytes[this.pos] === close) {
       this.pos++;
       return;
     }
     for (;;) {
-      const keyStart = this.pos + 1;
-      const plain = this.string();
-      const keyEnd = this.pos - 1;
-      this.colon();
-      if (!plain) throw INVALID;
-      const prompt = this.keyIs(keyStart, keyEnd, PROMPT_TOKENS);
-      const completion = this.keyIs(keyStart, keyEnd, COMPLETION_TOKENS);
-      if ((prompt && this.promptTokens !== null) || (completion && this.completionTokens !== null)) throw INVALID;
-      const start = this.pos;
-      const number = this.value(2);
-      // A count sent as anything but a number is left to the parsing path to interpret.
-      if ((prompt || completion) && !number) throw INVALID;
-      if (prompt) this.promptTokens = this.numberAt(start);
-      if (completion) this.completionTokens = this.numberAt(start);
+      member(depth);
       this.space();
       const next = bytes[this.pos++];
-      if (next === 0x7d) return;
+      if (next === close) return;
       if (next !== 0x2c) throw INVALID;
       this.space();
     }
   }
 
+  /** A key and a colon; returns where the key's text is (a key spelled with escapes could be one read here: refused). */
+  key(): [start: number, end: number] {
+    const start = this.pos + 1;
+    if (!this.string()) throw INVALID;
+    const end = this.pos - 1;
+    this.colon();
+    this.keySpan[0] = start;
+    this.keySpan[1] = end;
+    return this.keySpan;
+  }
+
+  readonly keySpan: [start: number, end: number] = [0, 0];
+
+  // The members' readers, made once (the scanner is reused).
+  readonly topMember = (): void => {
+    const bytes = this.bytes;
+    const [start, end] = this.key();
+    if (this.keyIs(start, end, MODEL)) {
+      if (this.modelStart !== -1 || bytes[this.pos] !== QUOTE) throw INVALID;
+      this.modelStart = this.pos;
+      this.string();
+      this.modelEnd = this.pos;
+    } else if (this.keyIs(start, end, CHOICES)) {
+      if (this.sawChoices || bytes[this.pos] !== 0x5b) throw INVALID;
+      this.sawChoices = true;
+      this.value(1);
+    } else if (this.keyIs(start, end, USAGE)) {
+      if (this.sawUsage) throw INVALID;
+      this.sawUsage = true;
+      if (bytes[this.pos] === 0x7b) this.container(0x7d, this.usageMember, 2);
+      else this.value(1);
+    } else {
+      this.value(1);
+    }
+  };
+
+  readonly usageMember = (): void => {
+    const [start, end] = this.key();
+    const prompt = this.keyIs(start, end, PROMPT_TOKENS);
+    const completion = this.keyIs(start, end, COMPLETION_TOKENS);
+    if ((prompt && this.promptTokens !== null) || (completion && this.completionTokens !== null)) throw INVALID;
+    const at = this.pos;
+    const number = this.value(2);
+    // A count sent as anything but a number is left to the parsing path to interpret.
+    if ((prompt || completion) && !number) throw INVALID;
+    if (prompt) this.promptTokens = this.numberAt(at);
+    if (completion) this.completionTokens = this.numberAt(at);
+  };
+
+  readonly anyMember = (depth: number): void => {
+    this.string();
+    this.colon();
+    this.value(depth + 1);
+  };
+
+  readonly anyElement = (depth: number): void => {
+    this.value(depth + 1);
+  };
+
   /** Any JSON value at `depth`; true when it was a number. */
   value(depth: number): boolean {
     if (depth > MAX_DEPTH) throw INVALID;
-    const bytes = this.bytes;
-    const first = bytes[this.pos];
+    const first = this.bytes[this.pos];
     if (first === QUOTE) {
       this.string();
       return false;
     }
     if (first === 0x7b) {
-      this.pos++;
-      this.space();
-      if (bytes[this.pos] === 0x7d) {
-        this.pos++;
-        return false;
-      }
-      for (;;) {
-        this.string();
-        this.colon();
-        this.value(depth + 1);
-        this.space();
-        const next = bytes[this.pos++];
-        if (next === 0x7d) return false;
-        if (next !== 0x2c) throw INVALID;
-        this.space();
-      }
+      this.container(0x7d, this.anyMember, depth);
+      return false;
     }
     if (first === 0x5b) {
-      this.pos++;
-      this.space();
-      if (bytes[this.pos] === 0x5d) {
-        this.pos++;
-        return false;
-      }
-      for (;;) {
-        this.value(depth + 1);
-        this.space();
-        const next = bytes[this.pos++];
-        if (next === 0x5d) return false;
-        if (next !== 0x2c) throw INVALID;
-        this.space();
-      }
+      this.container(0x5d, this.anyElement, depth);
+      return false;
     }
     if (first === 0x74) return this.literal('true');
     if (first === 0x66) return this.literal('false');
