@@ -68,6 +68,8 @@ interface Asking {
   readonly resolved: ResolvedModel;
   readonly model: ModelConfig;
   readonly maxTokens: number | null;
+  /** The prompt's tokens estimated from its characters (what an upstream's budget is sized by). */
+  readonly estimatedTokens: number;
   readonly reservedTokens: number;
 }
 
@@ -85,10 +87,11 @@ function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatR
   const maxTokens = checkMaxTokens(request, model);
   // A prompt over the context is refused below, not as a token-limit 429: the reservation counts
   // at most the context.
-  const estimated = Math.min(estimatePromptTokens(request.messages), model.contextTokens);
+  const estimatedTokens = estimatePromptTokens(request.messages);
+  const estimated = Math.min(estimatedTokens, model.contextTokens);
   const estimatedBudget = Math.max(1, model.contextTokens - estimated);
   const reservedTokens = estimated + request.n * (maxTokens ?? Math.min(model.defaultMaxTokens, estimatedBudget));
-  const asking: Asking = { principal, request, resolved, model, maxTokens, reservedTokens };
+  const asking: Asking = { principal, request, resolved, model, maxTokens, estimatedTokens, reservedTokens };
   trace?.enter('munja.rate_limit');
   const decided = deps.limiter.tryAcquire(principal, reservedTokens);
   if (decided !== null) return afterDecision(deps, asking, decided, trace);
@@ -106,7 +109,7 @@ function afterDecision(deps: CompletionServiceDeps, asking: Asking, decision: Li
   };
   try {
     checkPromptLength(asking.request, model);
-    if (model.target.kind !== 'local') return admitted(asking, decision, lease, estimatePromptTokens(asking.request.messages));
+    if (model.target.kind !== 'local') return admitted(asking, decision, lease, asking.estimatedTokens);
     return deps.dispatch.engine.countPromptTokens(asking.request.messages)
       .then((promptTokens) => admitted(asking, decision, lease, promptTokens))
       .catch(refused);
