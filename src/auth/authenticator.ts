@@ -54,35 +54,33 @@ export class Authenticator {
    * the request goes on without waiting a turn; undefined when the store must be asked.
    */
   cachedPrincipal(authorization: string): Principal | undefined {
-    const key = BEARER.exec(authorization)?.[1];
-    if (key === undefined) throw new ApiError('invalid_api_key');
-    const lookup = this.#cache.get(key, Date.now())?.lookup;
+    // Cached by the key itself: a hit costs no checksum and no HMAC (profiled at ~6% of a request).
+    const lookup = this.#cache.get(bearerKey(authorization), Date.now())?.lookup;
     return lookup === undefined ? undefined : principalOf(lookup);
   }
 
   /** Resolves with the principal or rejects with an ApiError (401, 403 or 503). */
   async authenticate(authorization: string): Promise<Principal> {
-    const key = BEARER.exec(authorization)?.[1];
-    if (key === undefined) throw new ApiError('invalid_api_key');
+    return this.cachedPrincipal(authorization) ?? this.#lookUp(bearerKey(authorization));
+  }
+
+  /** Asks the store about a key whose lookup is not cached, and caches what it says of a known key. */
+  async #lookUp(key: string): Promise<Principal> {
+    if (!hasValidFormat(key)) throw new ApiError('invalid_api_key');
     const now = Date.now();
-    // Cached by the key itself: a hit costs no checksum and no HMAC (profiled at ~6% of a request).
-    let lookup = this.#cache.get(key, now)?.lookup;
-    if (lookup === undefined) {
-      if (!hasValidFormat(key)) throw new ApiError('invalid_api_key');
-      const generation = this.#generation;
-      let found: KeyWithAccount | undefined;
-      try {
-        found = await this.#find(digestApiKey(key, this.#secret));
-      } catch {
-        lookup = this.#cache.getStale(key)?.lookup;
-        if (lookup === undefined) throw new ApiError('auth_unavailable');
-        return principalOf(lookup);
-      }
-      lookup = this.#judge(found);
-      // Unknown keys are not cached, so a key created a moment later works at once.
-      if (found !== undefined && generation === this.#generation) {
-        this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
-      }
+    const generation = this.#generation;
+    let found: KeyWithAccount | undefined;
+    try {
+      found = await this.#find(digestApiKey(key, this.#secret));
+    } catch {
+      const stale = this.#cache.getStale(key)?.lookup;
+      if (stale === undefined) throw new ApiError('auth_unavailable');
+      return principalOf(stale);
+    }
+    const lookup = this.#judge(found);
+    // Unknown keys are not cached, so a key created a moment later works at once.
+    if (found !== undefined && generation === this.#generation) {
+      this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
     }
     return principalOf(lookup);
   }
@@ -129,6 +127,13 @@ export class Authenticator {
       },
     };
   }
+}
+
+/** The key of a `Bearer` authorization; throws `invalid_api_key` when there is none. */
+function bearerKey(authorization: string): string {
+  const key = BEARER.exec(authorization)?.[1];
+  if (key === undefined) throw new ApiError('invalid_api_key');
+  return key;
 }
 
 function principalOf(lookup: Lookup): Principal {
