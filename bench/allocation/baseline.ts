@@ -6,5 +6,4 @@ export const BASELINE_ALLOCATION = {
   commit: '077922e',
   date: '2026-11-25',
   bytesPerRequest: 28_919,
-  floorBytesPerRequest: 6_827,
 } as const;
