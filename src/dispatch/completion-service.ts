@@ -13,7 +13,7 @@ import type { UsageRecorder } from '../store/usage-recorder.ts';
 import { estimatePromptTokens, MAX_CHARS_PER_TOKEN } from '../tokens/estimate-tokens.ts';
 import { promptTextLength } from '../tokens/token-pool.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
-import { type CompletionOutcome, type DispatchDeps, dispatchCompletion } from './dispatch.ts';
+import { type Completion, type CompletionOutcome, type DispatchDeps, dispatchCompletion, type OutcomeListener } from './dispatch.ts';
 import type { KeyInFlight } from './key-in-flight.ts';
 import { checkSupport } from './structured-support.ts';
 
@@ -154,37 +154,110 @@ export interface CompletionResult extends CompletionOutcome {
 }
 
 /**
+ * One admitted completion under way: what is dispatched, and told how it ended. It settles the
+ * lease and records usage exactly once (completion, error or abort), then tells its subclass. One
+ * object for the request, rather than a promise at every layer between the handler and undici.
+ */
+export abstract class CompletionRun implements Completion, OutcomeListener {
+  readonly client: Abortable;
+  readonly streamTo: RequestContext | null;
+  readonly request: ChatRequest;
+  readonly publicModel: string;
+  readonly model: ModelConfig;
+  readonly maxTokens: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly asBytes: boolean;
+  readonly #deps: CompletionServiceDeps;
+  readonly #admitted: AdmittedCompletion;
+  #settled = false;
+
+  /** `asBytes`: a relayed JSON completion may come back as bytes ready to send. */
+  constructor(deps: CompletionServiceDeps, admitted: AdmittedCompletion, client: Abortable, streamTo: RequestContext | null, asBytes: boolean) {
+    this.#deps = deps;
+    this.#admitted = admitted;
+    this.client = client;
+    this.streamTo = streamTo;
+    this.request = admitted.request;
+    this.publicModel = admitted.resolved.publicId;
+    this.model = admitted.served;
+    this.maxTokens = admitted.maxTokens;
+    this.headers = admitted.headers;
+    this.asBytes = asBytes;
+  }
+
+  /** Dispatches; the subclass hears the end through `completed` or `failed`. */
+  start(): void {
+    try {
+      dispatchCompletion(this.#deps.dispatch, this, this);
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /** The outcome, after settlement; `billedPromptTokens`: the target's prompt count, else ours. */
+  protected abstract completed(outcome: CompletionOutcome, billedPromptTokens: number): void;
+  /** The failure, after settlement. */
+  protected abstract refused(error: unknown): void;
+
+  succeeded(outcome: CompletionOutcome): void {
+    if (this.#settled) return;
+    const billedPrompt = outcome.promptTokens ?? this.#admitted.promptTokens;
+    this.#settle(billedPrompt, outcome.completionTokens);
+    this.completed(outcome, billedPrompt);
+  }
+
+  failed(error: unknown): void {
+    if (this.#settled) return;
+    this.#settle(this.#admitted.promptTokens, 0);
+    this.refused(error);
+  }
+
+  #settle(promptTokens: number, completionTokens: number): void {
+    this.#settled = true;
+    const deps = this.#deps;
+    const { keyId } = this.#admitted.principal;
+    void deps.limiter.settle(this.#admitted.lease, promptTokens + completionTokens);
+    deps.keyInFlight.leave(keyId);
+    deps.usage.record(keyId, promptTokens, completionTokens);
+  }
+}
+
+/** A completion run as a promise (MCP): the result, or the failure. */
+class PromisedRun extends CompletionRun {
+  #resolve: (result: CompletionResult) => void = noop;
+  #reject: (error: unknown) => void = noop;
+
+  run(): Promise<CompletionResult> {
+    return new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+      this.start();
+    });
+  }
+
+  protected completed(outcome: CompletionOutcome, billedPromptTokens: number): void {
+    this.#resolve({ ...outcome, billedPromptTokens });
+  }
+
+  protected refused(error: unknown): void {
+    this.#reject(error);
+  }
+}
+
+const noop = (): void => {};
+
+/**
  * Runs an admitted completion and always settles its lease (completion, error or abort) and records
  * usage. `asBytes`: a relayed JSON completion may come back as bytes ready to send.
  */
-export async function runCompletion(
+export function runCompletion(
   deps: CompletionServiceDeps,
   admitted: AdmittedCompletion,
   client: Abortable,
   streamTo: RequestContext | null,
   asBytes = false,
 ): Promise<CompletionResult> {
-  const { principal, request, resolved, promptTokens } = admitted;
-  let outcome: CompletionOutcome | null = null;
-  try {
-    outcome = await dispatchCompletion(deps.dispatch, {
-      client,
-      streamTo,
-      request,
-      publicModel: resolved.publicId,
-      model: admitted.served,
-      maxTokens: admitted.maxTokens,
-      headers: admitted.headers,
-      asBytes,
-    });
-    return { ...outcome, billedPromptTokens: outcome.promptTokens ?? promptTokens };
-  } finally {
-    const billedPrompt = outcome?.promptTokens ?? promptTokens;
-    const completionTokens = outcome?.completionTokens ?? 0;
-    void deps.limiter.settle(admitted.lease, billedPrompt + completionTokens);
-    deps.keyInFlight.leave(principal.keyId);
-    deps.usage.record(principal.keyId, billedPrompt, completionTokens);
-  }
+  return new PromisedRun(deps, admitted, client, streamTo, asBytes).run();
 }
 
 function resolveModel(catalog: ModelCatalog, principal: Principal, id: string): ResolvedModel {

@@ -41,17 +41,19 @@ export interface CompletionOutcome {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** Told once how a dispatched completion ended. */
+export interface OutcomeListener {
+  succeeded(outcome: CompletionOutcome): void;
+  failed(error: unknown): void;
+}
+
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** An upstream's outcome is returned as it is (it has the outcome's shape): no layer of its own. */
-export function dispatchCompletion(deps: DispatchDeps, completion: Completion): Promise<CompletionOutcome> {
-  const { client, streamTo, request, model, publicModel, headers } = completion;
-  const target = model.target;
-  if (target.kind === 'upstreams') {
-    const upstreamRequest = { client, streamTo, publicModel, body: request.body, includeUsage: request.includeUsage, headers, asBytes: completion.asBytes };
-    return sendToUpstreams(deps, upstreamRequest, target.upstreams);
-  }
-  return dispatchLocal(deps, completion);
+/** `listener` hears the end; an upstream's outcome reaches it as it is (it has the outcome's shape). */
+export function dispatchCompletion(deps: DispatchDeps, completion: Completion, listener: OutcomeListener): void {
+  const target = completion.model.target;
+  if (target.kind === 'upstreams') return sendToUpstreams(deps, completion, target.upstreams, listener);
+  dispatchLocal(deps, completion).then((outcome) => listener.succeeded(outcome), (error: unknown) => listener.failed(error));
 }
 
 async function dispatchLocal(deps: DispatchDeps, completion: Completion): Promise<CompletionOutcome> {

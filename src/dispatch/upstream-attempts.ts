@@ -1,11 +1,15 @@
 // A completion sent to one of a model's upstreams, with at most one more attempt: only when nothing
 // has reached the client yet (a failed attempt rejects before the response starts), only for
 // failures another attempt can fix, after a jittered pause, and within the retry budget.
+import type { Dispatcher } from 'undici';
 import type { ResilienceConfig, UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { clampSeconds, retryAfterHeaders, type UpstreamAttemptError } from '../upstream/upstream-errors.ts';
+import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { type ExchangeListener, startExchange, type UpstreamCall, type UpstreamOutcome } from '../upstream/upstream-exchange.ts';
 import type { UpstreamPools } from '../upstream/upstream-pools.ts';
+import type { ChatRequestBody } from '../validation/chat-request.ts';
+import type { Completion, OutcomeListener } from './dispatch.ts';
 import type { InFlight } from './in-flight.ts';
 import type { RetryBudget } from './retry-budget.ts';
 import type { UpstreamHealth } from './upstream-health.ts';
@@ -19,63 +23,78 @@ export interface UpstreamDispatchDeps {
   readonly resilience: ResilienceConfig;
 }
 
-export type UpstreamRequest = Omit<UpstreamCall, 'dispatcher' | 'upstream' | 'timeouts'>;
-
-export function sendToUpstreams(deps: UpstreamDispatchDeps, request: UpstreamRequest, upstreams: readonly UpstreamConfig[]): Promise<UpstreamOutcome> {
+export function sendToUpstreams(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], listener: OutcomeListener): void {
   const first = deps.health.pick(upstreams);
-  if (first === null) return Promise.reject(unavailable(deps.health.msUntilRetry(upstreams)));
+  if (first === null) return listener.failed(unavailable(deps.health.msUntilRetry(upstreams)));
   deps.retryBudget.deposit();
-  return new Promise((resolve, reject) => new UpstreamAttempts(deps, request, upstreams, resolve, reject).start(first));
+  new UpstreamAttempts(deps, completion, upstreams, first, listener).start(first);
 }
 
 /**
- * The attempts of one request, told by each exchange how it ended: one promise for the request,
- * not one per attempt and per layer. Each attempt is counted in flight and reported to the
- * upstream's health from its start to its end.
+ * The attempts of one request, told by each exchange how it ended, and the call each attempt makes
+ * (its upstream changes on a retry): one object for the request, not one per attempt and per
+ * layer. Each attempt is counted in flight and reported to the upstream's health from its start
+ * to its end.
  */
-class UpstreamAttempts implements ExchangeListener {
+class UpstreamAttempts implements UpstreamCall, ExchangeListener {
+  readonly client: Abortable;
+  readonly streamTo: RequestContext | null;
+  readonly publicModel: string;
+  readonly body: ChatRequestBody;
+  readonly includeUsage: boolean;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly asBytes: boolean;
+  readonly timeouts: UpstreamTimeouts;
+  upstream: UpstreamConfig;
+  dispatcher: Dispatcher;
   readonly #deps: UpstreamDispatchDeps;
-  readonly #request: UpstreamRequest;
   readonly #upstreams: readonly UpstreamConfig[];
-  readonly #resolve: (outcome: UpstreamOutcome) => void;
-  readonly #reject: (error: unknown) => void;
-  #upstream: UpstreamConfig | null = null;
+  readonly #listener: OutcomeListener;
   #retried = false;
 
-  constructor(deps: UpstreamDispatchDeps, request: UpstreamRequest, upstreams: readonly UpstreamConfig[], resolve: (outcome: UpstreamOutcome) => void, reject: (error: unknown) => void) {
+  constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], first: UpstreamConfig, listener: OutcomeListener) {
+    this.client = completion.client;
+    this.streamTo = completion.streamTo;
+    this.publicModel = completion.publicModel;
+    this.body = completion.request.body;
+    this.includeUsage = completion.request.includeUsage;
+    this.headers = completion.headers;
+    this.asBytes = completion.asBytes;
+    this.timeouts = deps.timeouts;
+    this.upstream = first;
+    this.dispatcher = deps.pools.get(first.origin);
     this.#deps = deps;
-    this.#request = request;
     this.#upstreams = upstreams;
-    this.#resolve = resolve;
-    this.#reject = reject;
+    this.#listener = listener;
   }
 
   start(upstream: UpstreamConfig): void {
-    const { health, inFlight, pools, timeouts } = this.#deps;
-    this.#upstream = upstream;
+    const { health, inFlight, pools } = this.#deps;
+    this.upstream = upstream;
     health.begin(upstream);
     inFlight.begin(upstream);
     try {
-      startExchange({ ...this.#request, upstream, dispatcher: pools.get(upstream.origin), timeouts }, this);
+      this.dispatcher = pools.get(upstream.origin);
+      startExchange(this, this);
     } catch (error) {
       this.#ended('unknown');
-      this.#reject(error);
+      this.#listener.failed(error);
     }
   }
 
   succeeded(outcome: UpstreamOutcome): void {
-    this.#ended(outcome.failed ? 'failed' : this.#request.client.aborted ? 'unknown' : 'healthy');
-    this.#resolve(outcome);
+    this.#ended(outcome.failed ? 'failed' : this.client.aborted ? 'unknown' : 'healthy');
+    this.#listener.succeeded(outcome);
   }
 
   failed(error: UpstreamAttemptError): void {
     const first = this.#ended(error.verdict, error.retryAfterMs);
-    if (this.#retried || !error.retryable || this.#request.client.aborted) return this.#reject(error.apiError);
+    if (this.#retried || !error.retryable || this.client.aborted) return this.#listener.failed(error.apiError);
     const { health, retryBudget, resilience } = this.#deps;
     // Another upstream if there is a healthy one; the same one again only after a failure that a
     // new connection may not repeat, and only if that failure did not just eject it.
     const second = health.pick(this.#upstreams, first) ?? (error.retrySame ? health.pick([first]) : null);
-    if (second === null || !retryBudget.tryWithdraw()) return this.#reject(error.apiError);
+    if (second === null || !retryBudget.tryWithdraw()) return this.#listener.failed(error.apiError);
     this.#retried = true;
     const pause = jittered(resilience.retry.backoffMs);
     if (pause <= 0) queueMicrotask(() => this.start(second));
@@ -84,7 +103,7 @@ class UpstreamAttempts implements ExchangeListener {
 
   /** Ends the attempt under way: out of flight, its verdict to the upstream's health. */
   #ended(verdict: Parameters<UpstreamHealth['end']>[1], retryAfterMs?: number): UpstreamConfig {
-    const upstream = this.#upstream!;
+    const { upstream } = this;
     this.#deps.health.end(upstream, verdict, retryAfterMs);
     this.#deps.inFlight.end(upstream);
     return upstream;

@@ -2,12 +2,14 @@
 // service. The key comes first: a request without a valid one is refused before its body is read.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
-import { type AdmittedCompletion, admitCompletion, type CompletionServiceDeps, runCompletion } from '../dispatch/completion-service.ts';
+import { type AdmittedCompletion, admitCompletion, CompletionRun, type CompletionServiceDeps } from '../dispatch/completion-service.ts';
+import type { CompletionOutcome } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';
 import { BodyReader } from '../http/body-reader.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
+import { ENDS_LATER, type HandlerResult } from '../http/router.ts';
 import { parseJsonBody } from '../validation/parse-json-body.ts';
 import { validateChatRequest } from '../validation/validate-chat-request.ts';
 
@@ -21,7 +23,7 @@ export interface ChatCompletionsDeps extends CompletionServiceDeps {
  * body came with the headers, the limiter decides at once): no promise, no turn of the event loop
  * between the last body byte and the upstream request. Each wait, where there is one, is a promise.
  */
-export function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): void | Promise<void> {
+export function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): HandlerResult | Promise<HandlerResult> {
   const reader = new BodyReader(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs }, ctx.bodyBudget);
   ctx.trace?.enter('munja.auth');
   const principal = deps.auth.cachedPrincipal(ctx.authorization);
@@ -29,7 +31,7 @@ export function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext):
   return authenticated(deps, ctx, reader, principal);
 }
 
-function authenticated(deps: ChatCompletionsDeps, ctx: RequestContext, reader: BodyReader, principal: Principal): void | Promise<void> {
+function authenticated(deps: ChatCompletionsDeps, ctx: RequestContext, reader: BodyReader, principal: Principal): HandlerResult | Promise<HandlerResult> {
   ctx.trace?.leave();
   ctx.keyId = principal.keyId;
   if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
@@ -39,7 +41,7 @@ function authenticated(deps: ChatCompletionsDeps, ctx: RequestContext, reader: B
 }
 
 /** Parses, validates and admits the request; its bytes are not kept by the frames that await the completion. */
-function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): void | Promise<void> {
+function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): HandlerResult | Promise<HandlerResult> {
   const request = validateChatRequest(parseJsonBody(bytes, { maxDepth: deps.config.maxJsonDepth }));
   ctx.model = request.model;
   ctx.stream = request.stream;
@@ -49,29 +51,55 @@ function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Princi
   return admitted instanceof Promise ? admitted.then((ready) => complete(deps, ctx, ready)) : complete(deps, ctx, admitted);
 }
 
-async function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion): Promise<void> {
+function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion): typeof ENDS_LATER {
   ctx.promptTokens = admitted.promptTokens;
   const { trace } = ctx;
-  const { request } = admitted;
   trace?.served(admitted.served.id);
-  // Time spent on the target, for the gateway-overhead metric (total time minus this).
-  const dispatchedAt = performance.now();
-  let result;
   trace?.enter('munja.dispatch');
-  try {
-    // Bytes unless the completion's content is recorded in its trace.
-    result = await runCompletion(deps, admitted, ctx, request.stream ? ctx : null, trace?.capturesContent !== true);
-  } finally {
-    ctx.targetMs = performance.now() - dispatchedAt;
-    trace?.leave();
+  // Bytes unless the completion's content is recorded in its trace.
+  new HttpCompletion(deps, admitted, ctx, trace?.capturesContent !== true).start();
+  return ENDS_LATER;
+}
+
+/** A completion answered on its HTTP request: it sends the JSON reply (a stream writes its own) and ends the request. */
+class HttpCompletion extends CompletionRun {
+  readonly #ctx: RequestContext;
+  /** For the time spent on the target (the gateway-overhead metric is the total time minus it). */
+  readonly #dispatchedAt = performance.now();
+
+  constructor(deps: ChatCompletionsDeps, admitted: AdmittedCompletion, ctx: RequestContext, asBytes: boolean) {
+    super(deps, admitted, ctx, admitted.request.stream ? ctx : null, asBytes);
+    this.#ctx = ctx;
   }
-  ctx.promptTokens = result.billedPromptTokens;
-  ctx.completionTokens = result.completionTokens;
-  const { body, bytes } = result;
-  if (trace?.capturesContent && body != null) trace.recordOutput(body.choices);
-  if (bytes == null && body == null) return;
-  const headers = isEmpty(result.headers) ? admitted.headers : { ...admitted.headers, ...result.headers };
-  send(ctx, 200, bytes ?? JSON.stringify(body), headers);
+
+  protected completed(outcome: CompletionOutcome, billedPromptTokens: number): void {
+    const ctx = this.#ctx;
+    this.#left();
+    ctx.promptTokens = billedPromptTokens;
+    ctx.completionTokens = outcome.completionTokens;
+    try {
+      const { body, bytes } = outcome;
+      if (ctx.trace?.capturesContent && body != null) ctx.trace.recordOutput(body.choices);
+      if (bytes != null || body != null) {
+        const headers = isEmpty(outcome.headers) ? this.headers : { ...this.headers, ...outcome.headers };
+        send(ctx, 200, bytes ?? JSON.stringify(body), headers);
+      }
+    } catch (error) {
+      return ctx.end(error);
+    }
+    ctx.end();
+  }
+
+  protected refused(error: unknown): void {
+    this.#left();
+    this.#ctx.end(error);
+  }
+
+  #left(): void {
+    const ctx = this.#ctx;
+    ctx.targetMs = performance.now() - this.#dispatchedAt;
+    ctx.trace?.leave();
+  }
 }
 
 function isEmpty(headers: Readonly<Record<string, string>> | undefined): boolean {

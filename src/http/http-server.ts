@@ -17,7 +17,7 @@ import { BodyReader, ClientGoneError } from './body-reader.ts';
 import { ambiguousFraming } from './framing.ts';
 import { RequestContext, type ServerSettings } from './request-context.ts';
 import { sendRefusal } from './respond.ts';
-import type { Router } from './router.ts';
+import { ENDS_LATER, type HandlerResult, type Router } from './router.ts';
 import { type TemplatedApp, type us_listen_socket, uws } from './uws.ts';
 
 // Refused before (or without) reading the whole body: the connection cannot carry another request.
@@ -82,6 +82,7 @@ export class HttpServer {
       writeStallMs: options.streamWriteStallMs ?? DEFAULT_SERVER.streamWriteStallMs,
       trustProxy: options.trustProxy ?? false,
       bodyBudget: new BodyBudget(options.maxBufferedBodyBytes ?? Number.POSITIVE_INFINITY),
+      ending: { end: (ctx, error) => this.#end(ctx, error) },
     };
     this.#addresses = new AddressSlots(options.maxRequestsPerAddress ?? Number.POSITIVE_INFINITY);
     this.#app = this.#createApp();
@@ -174,7 +175,7 @@ export class HttpServer {
     const route = router.match(ctx.path);
     if (route !== undefined) ctx.route = route.name;
     const handler = route?.handler(ctx.method);
-    let pending: void | Promise<void> = undefined;
+    let pending: HandlerResult | Promise<HandlerResult> = undefined;
     try {
       const probe = PROBE_PATHS.has(ctx.path);
       if (!probe && lifecycle.inFlight > (this.#options.maxInFlight ?? Infinity)) {
@@ -202,7 +203,14 @@ export class HttpServer {
       this.#fail(ctx, error);
     }
     if (pending === undefined) this.#done(ctx);
-    else pending.then(() => this.#done(ctx), (error: unknown) => { this.#fail(ctx, error); this.#done(ctx); });
+    else if (pending !== ENDS_LATER) {
+      pending.then((result) => { if (result !== ENDS_LATER) this.#done(ctx); }, (error: unknown) => this.#end(ctx, error));
+    }
+  }
+
+  #end(ctx: RequestContext, error: unknown): void {
+    if (error !== undefined) this.#fail(ctx, error);
+    this.#done(ctx);
   }
 
   /** Sheds a request before any work, and closes: the client should back off. */

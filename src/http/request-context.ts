@@ -72,6 +72,12 @@ export interface Abortable {
   readonly trace?: RequestTrace | null;
 }
 
+/** How a request whose handler returned ENDS_LATER tells the server it is over. */
+export interface RequestEnding {
+  /** Answered (or the client left), or failed with `error` still to be answered. */
+  end(ctx: RequestContext, error: unknown): void;
+}
+
 /** What the server tells every request about itself. */
 export interface ServerSettings {
   /** A stream whose client reads nothing for this long is closed (SseWriter). */
@@ -80,6 +86,7 @@ export interface ServerSettings {
   readonly trustProxy: boolean;
   /** The process-wide ceiling on buffered body bytes. */
   readonly bodyBudget: BodyBudget;
+  readonly ending: RequestEnding;
 }
 
 export class RequestContext implements Abortable {
@@ -136,10 +143,13 @@ export class RequestContext implements Abortable {
   inFlightSlot = -1;
   /** The request's spans; null while tracing is off (nothing is traced, nothing allocated). */
   trace: RequestTrace | null = null;
+  readonly #ending: RequestEnding;
+  #ended = false;
 
   constructor(res: HttpResponse, req: HttpRequest, server: ServerSettings) {
     const { trustProxy } = server;
     this.res = res;
+    this.#ending = server.ending;
     this.writeStallMs = server.writeStallMs;
     this.bodyBudget = server.bodyBudget;
     this.requestId = newRequestId();
@@ -155,6 +165,16 @@ export class RequestContext implements Abortable {
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
+  }
+
+  /**
+   * Ends a request whose handler returned ENDS_LATER: once it is answered (no argument), or with the
+   * error to answer. Only the first call counts.
+   */
+  end(error?: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#ending.end(this, error);
   }
 
   elapsedMs(): number {

@@ -2,7 +2,14 @@
 // matched as sent: no case folding, no trailing-slash or double-slash normalisation.
 import type { RequestContext } from './request-context.ts';
 
-export type Handler = (ctx: RequestContext) => void | Promise<void>;
+/**
+ * Returned by a handler that ends the request itself, by calling `ctx.end()` once it has answered
+ * (or `ctx.end(error)`): a relayed completion ends in undici's callback, with no promise to settle.
+ */
+export const ENDS_LATER: unique symbol = Symbol('ends later');
+
+export type HandlerResult = void | typeof ENDS_LATER;
+export type Handler = (ctx: RequestContext) => HandlerResult | Promise<HandlerResult>;
 
 /** The route of a request that matched none (metrics, traces). */
 export const UNMATCHED_ROUTE = 'unmatched';

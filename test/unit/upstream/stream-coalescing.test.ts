@@ -49,7 +49,7 @@ function recordingResponse() {
 
 function context(res: HttpResponse): RequestContext {
   const req = { getCaseSensitiveMethod: () => 'POST', getUrl: () => '/v1/chat/completions', getHeader: () => '' };
-  return new RequestContext(res, req as unknown as HttpRequest, { writeStallMs: 30_000, trustProxy: false, bodyBudget: UNLIMITED_BODY_BUDGET });
+  return new RequestContext(res, req as unknown as HttpRequest, { writeStallMs: 30_000, trustProxy: false, bodyBudget: UNLIMITED_BODY_BUDGET, ending: { end: () => {} } });
 }
 
 const event = (index: number) => `data: {"id":"c","object":"chat.completion.chunk","model":"up/model","choices":[{"index":0,"delta":{"content":" w${index}"}}]}\n\n`;
