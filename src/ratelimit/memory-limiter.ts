@@ -12,28 +12,39 @@ export interface MemoryLimiterOptions {
   readonly maxHoldMs?: number;
 }
 
-interface Held {
+/** A lease and what settling it needs: one object per admission, held by identity (no id to make and hash). */
+class HeldLease implements Lease {
+  readonly id = LEASE_ID;
   readonly subject: LimitSubject;
   readonly policy: LimitPolicy;
   readonly reservedTokens: number;
   readonly acquiredAt: number;
+
+  constructor(subject: LimitSubject, policy: LimitPolicy, reservedTokens: number, acquiredAt: number) {
+    this.subject = subject;
+    this.policy = policy;
+    this.reservedTokens = reservedTokens;
+    this.acquiredAt = acquiredAt;
+  }
 }
 
 export const DEFAULT_MAX_HOLD_MS = 30 * 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
 const INSTANCE = 'local';
 const NO_TOKENS: readonly number[] = Object.freeze([]);
+/** Every memory lease's id: the memory limiter knows its leases by identity, and no other limiter's lease has it. */
+const LEASE_ID = 'memory';
+const SETTLED = Promise.resolve();
 
 export class MemoryLimiter implements Limiter {
   readonly #model = new LimiterModel();
-  readonly #held = new Map<string, Held>();
+  readonly #held = new Set<HeldLease>();
   /** keyId → its requests in flight (the slots it holds). */
   readonly #inFlight = new Map<string, number>();
   readonly #policyFor: PolicyResolver;
   readonly #now: () => number;
   readonly #maxHoldMs: number;
   readonly #sweeper: NodeJS.Timeout;
-  #nextId = 0;
   // The operation handed to the model, rewritten for each (the model keeps none of it).
   readonly #oneRequest = [0];
   readonly #operation: { -readonly [K in keyof SyncOp]: SyncOp[K] };
@@ -61,11 +72,10 @@ export class MemoryLimiter implements Limiter {
     this.#oneRequest[0] = tokens;
     const result = this.#model.sync(subject, policy, this.#op(this.#oneRequest, 0, held), now);
     const admission = result.admissions[0]!;
-    let lease: Lease | null = null;
+    let lease: HeldLease | null = null;
     if (admission.allowed) {
-      const id = `m${++this.#nextId}`;
-      lease = { id, reservedTokens: tokens };
-      this.#held.set(id, { subject, policy, reservedTokens: tokens, acquiredAt: now });
+      lease = new HeldLease(subject, policy, tokens, now);
+      this.#held.add(lease);
       this.#inFlight.set(subject.keyId, held + 1);
     }
     return toLimitDecision(admission, result.key, result.account, policy, lease, degraded);
@@ -76,12 +86,12 @@ export class MemoryLimiter implements Limiter {
     this.#model.seed(subject, policy, key, account, at);
   }
 
-  async settle(lease: Lease, usedTokens: number): Promise<void> {
-    const held = this.#held.get(lease.id);
-    if (held === undefined) return;
-    this.#held.delete(lease.id);
-    const inFlight = this.#release(held.subject.keyId);
-    this.#model.sync(held.subject, held.policy, this.#op(NO_TOKENS, held.reservedTokens - usedTokens, inFlight), this.#now());
+  /** Synchronous: the promise is already resolved. */
+  settle(lease: Lease, usedTokens: number): Promise<void> {
+    if (!(lease instanceof HeldLease) || !this.#held.delete(lease)) return SETTLED;
+    const inFlight = this.#release(lease.subject.keyId);
+    this.#model.sync(lease.subject, lease.policy, this.#op(NO_TOKENS, lease.reservedTokens - usedTokens, inFlight), this.#now());
+    return SETTLED;
   }
 
   async close(): Promise<void> {
@@ -109,9 +119,9 @@ export class MemoryLimiter implements Limiter {
   #sweep(): void {
     const now = this.#now();
     this.#model.sweep(now);
-    for (const [id, held] of this.#held) {
+    for (const held of this.#held) {
       if (held.acquiredAt + this.#maxHoldMs > now) continue;
-      this.#held.delete(id);
+      this.#held.delete(held);
       const inFlight = this.#release(held.subject.keyId);
       this.#model.sync(held.subject, held.policy, this.#op(NO_TOKENS, 0, inFlight), now);
     }
