@@ -54,6 +54,13 @@ export async function startRedisCluster(): Promise<TestTopology> {
   admin.on('error', () => {});
   const state = async (port: number) => (await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout;
   await until(async () => (await Promise.all(nodes.map((node) => state(node.port)))).every((info) => info.includes('cluster_state:ok')), 'the cluster');
+  // A replica takes over only once it has synced (the first sync starts seconds after it connects):
+  // killed before that, a master is never replaced.
+  const synced = async (port: number) => {
+    const { stdout } = await run('redis-cli', ['-p', String(port), 'info', 'replication']);
+    return stdout.includes('role:master') || stdout.includes('master_link_status:up');
+  };
+  await until(async () => (await Promise.all(nodes.map((node) => synced(node.port)))).every(Boolean), 'the replicas to sync');
   await admin.connect();
   const masters = () => admin.nodes('master');
   return {
@@ -69,7 +76,23 @@ export async function startRedisCluster(): Promise<TestTopology> {
       await terminate(node.child, 'SIGKILL');
       node.child = null;
       const alive = nodes.filter((candidate) => candidate.child !== null);
-      await until(async () => (await state(alive[0]!.port)).includes('cluster_state:ok'), 'the failover');
+      // Right after the kill the others still report cluster_state:ok (they notice a node down only
+      // after the node timeout): the failover is over once a live node says another owns the slot.
+      const ownerNow = async (): Promise<number | undefined> => {
+        const client = new Redis({ port: alive[0]!.port, lazyConnect: true, maxRetriesPerRequest: 0 });
+        client.on('error', () => {});
+        try {
+          await client.connect();
+          const ranges = await client.cluster('SLOTS');
+          return ranges.find(([from, to]) => slot >= from && slot <= to)?.[2]?.[1];
+        } finally {
+          client.disconnect();
+        }
+      };
+      await until(async () => {
+        const current = await ownerNow();
+        return current !== undefined && current !== owner && (await state(alive[0]!.port)).includes('cluster_state:ok');
+      }, 'the failover');
     },
     async stop() {
       admin.disconnect();
