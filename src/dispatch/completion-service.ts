@@ -42,7 +42,8 @@ export interface AdmittedCompletion {
 }
 
 /**
- * Admits a request; the caller must then run it (runCompletion releases what admission holds).
+ * Admits a request; the caller must then run it (a CompletionRun, or runCompletion, releases what
+ * admission holds).
  * Synchronous when nothing has to be waited for (the limiter decides at once, the target is an
  * upstream), so that a request goes from its body to its dispatch within one turn; else a promise.
  * `trace`: the request's spans, which get the limiter's decision as a phase.
@@ -185,7 +186,7 @@ export abstract class CompletionRun implements Completion, OutcomeListener {
     this.asBytes = asBytes;
   }
 
-  /** Dispatches; the subclass hears the end through `completed` or `failed`. */
+  /** Dispatches; the subclass hears the end through `completed` or `refused`. */
   start(): void {
     try {
       dispatchCompletion(this.#deps.dispatch, this, this);

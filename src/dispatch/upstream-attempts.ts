@@ -51,6 +51,8 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   readonly #upstreams: readonly UpstreamConfig[];
   readonly #listener: OutcomeListener;
   #retried = false;
+  /** An attempt is under way: ended once, whether its exchange tells or dispatching it throws. */
+  #attempting = false;
 
   constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], first: UpstreamConfig, listener: OutcomeListener) {
     this.client = completion.client;
@@ -73,10 +75,14 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.upstream = upstream;
     health.begin(upstream);
     inFlight.begin(upstream);
+    this.#attempting = true;
     try {
       this.dispatcher = pools.get(upstream.origin);
       startExchange(this, this);
     } catch (error) {
+      // Thrown after the exchange ended, it came from the listener, which was told already: the
+      // attempt is not ended twice.
+      if (!this.#attempting) return;
       this.#ended('unknown');
       this.#listener.failed(error);
     }
@@ -104,6 +110,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   /** Ends the attempt under way: out of flight, its verdict to the upstream's health. */
   #ended(verdict: Parameters<UpstreamHealth['end']>[1], retryAfterMs?: number): UpstreamConfig {
     const { upstream } = this;
+    this.#attempting = false;
     this.#deps.health.end(upstream, verdict, retryAfterMs);
     this.#deps.inFlight.end(upstream);
     return upstream;
