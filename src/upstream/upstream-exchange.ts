@@ -71,10 +71,6 @@ export function startExchange(call: UpstreamCall, listener: ExchangeListener): v
   call.dispatcher.dispatch(options, exchange);
 }
 
-export function callUpstream(call: UpstreamCall): Promise<UpstreamOutcome> {
-  return new Promise((resolve, reject) => startExchange(call, { succeeded: resolve, failed: reject }));
-}
-
 type Mode = 'waiting' | 'error' | 'json' | 'stream' | 'done';
 
 class UpstreamExchange implements Dispatcher.DispatchHandler {

@@ -5,7 +5,7 @@ import type { HttpRequest, HttpResponse } from '../../../src/http/uws.ts';
 import { UNLIMITED_BODY_BUDGET } from '../../../src/http/body-budget.ts';
 import { RequestContext } from '../../../src/http/request-context.ts';
 import { SseWriter } from '../../../src/streaming/sse-writer.ts';
-import { callUpstream, type UpstreamOutcome } from '../../../src/upstream/upstream-exchange.ts';
+import { startExchange, type UpstreamOutcome } from '../../../src/upstream/upstream-exchange.ts';
 import type { ChatRequestBody } from '../../../src/validation/chat-request.ts';
 
 /**
@@ -65,7 +65,7 @@ describe('relaying a stream', () => {
     const ctx = context(res);
     let handler!: Dispatcher.DispatchHandler;
     const controller = { pause() {}, resume() {}, abort() {}, rawHeaders: null } as unknown as Dispatcher.DispatchController;
-    const outcome: Promise<UpstreamOutcome> = callUpstream({
+    const outcome = new Promise<UpstreamOutcome>((resolve, reject) => startExchange({
       client: ctx,
       streamTo: ctx,
       dispatcher: { dispatch: (_options: unknown, given: Dispatcher.DispatchHandler) => { handler = given; return true; } } as unknown as Dispatcher,
@@ -76,7 +76,7 @@ describe('relaying a stream', () => {
       timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000 },
       headers: {},
       asBytes: false,
-    });
+    }, { succeeded: resolve, failed: reject }));
     handler.onRequestStart!(controller, {});
     handler.onResponseStart!(controller, 200, { 'content-type': 'text/event-stream' }, '');
     const opened = sends.length;
