@@ -8,15 +8,18 @@ export type Headers = Readonly<Record<string, string>>;
 
 const JSON_TYPE = 'application/json';
 
+/**
+ * The header lines go to uWS as one: it writes `name: value` and CRLF verbatim, and each call
+ * across the native boundary (a string conversion per name and per value) cost more than joining
+ * the lines here. The bytes sent are the same: uWS copies names and values verbatim either way.
+ */
 function writeHead(ctx: RequestContext, status: number, contentType: string, headers: Headers | undefined): void {
-  const res = ctx.res;
   ctx.status = status;
-  res.writeStatus(statusLine(status));
-  res.writeHeader('content-type', contentType);
-  res.writeHeader('x-request-id', ctx.requestId);
+  let lines = `${contentType}\r\nx-request-id: ${ctx.requestId}`;
   if (headers !== undefined) {
-    for (const name in headers) res.writeHeader(name, headers[name] as string);
+    for (const name in headers) lines += `\r\n${name}: ${headers[name] as string}`;
   }
+  ctx.res.writeStatus(statusLine(status)).writeHeader('content-type', lines);
 }
 
 /** Sends a complete response. Returns false if the client had already gone away. */
