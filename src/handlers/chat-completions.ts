@@ -19,9 +19,10 @@ export interface ChatCompletionsDeps extends CompletionServiceDeps {
 }
 
 /**
- * Synchronous up to the dispatch when nothing has to be waited for (the key's lookup is cached, the
- * body came with the headers, the limiter decides at once): no promise, no turn of the event loop
- * between the last body byte and the upstream request. Each wait, where there is one, is a promise.
+ * Synchronous from the last body byte to the upstream dispatch when nothing has to be waited for
+ * (the key's lookup is cached, the limiter decides at once): no promise, no turn of the event loop.
+ * The body is read through a callback, since it usually arrives just after this returns. Each
+ * other wait, where there is one, is a promise.
  */
 export function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): HandlerResult | Promise<HandlerResult> {
   const reader = new BodyReader(ctx, { maxBytes: deps.config.maxBodyBytes, timeoutMs: deps.config.bodyTimeoutMs }, ctx.bodyBudget);
@@ -36,12 +37,23 @@ function authenticated(deps: ChatCompletionsDeps, ctx: RequestContext, reader: B
   ctx.keyId = principal.keyId;
   if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
   const body = reader.readNow();
-  if (body === null) return reader.read().then((bytes) => admit(deps, ctx, principal, bytes));
-  return admit(deps, ctx, principal, body);
+  if (body !== null) return admit(deps, ctx, principal, body);
+  reader.readThen((bytes) => admitLater(deps, ctx, principal, bytes), (error) => ctx.end(error));
+  return ENDS_LATER;
+}
+
+/** admit() for a body that arrived after the handler returned: the request ends through ctx.end(). */
+function admitLater(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): void {
+  try {
+    const admitting = admit(deps, ctx, principal, bytes);
+    if (admitting !== ENDS_LATER) admitting.then(undefined, (error: unknown) => ctx.end(error));
+  } catch (error) {
+    ctx.end(error);
+  }
 }
 
 /** Parses, validates and admits the request; its bytes are not kept by the frames that await the completion. */
-function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): HandlerResult | Promise<HandlerResult> {
+function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
   const request = validateChatRequest(parseJsonBody(bytes, { maxDepth: deps.config.maxJsonDepth }));
   ctx.model = request.model;
   ctx.stream = request.stream;

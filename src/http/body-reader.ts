@@ -90,16 +90,23 @@ export class BodyReader {
 
   /** The whole body, or an ApiError (413, 408, 503 overloaded), or ClientGoneError. */
   read(): Promise<Uint8Array> {
-    if (this.#failure !== null) return Promise.reject(this.#failure);
-    if (this.#ctx.aborted) return Promise.reject(new ClientGoneError());
-    if (this.#complete) return Promise.resolve(this.#take());
-    return new Promise((resolve, reject) => {
-      this.#waiting = { resolve, reject };
-      if (this.#paused) {
-        this.#paused = false;
-        this.#ctx.res.resume();
-      }
-    });
+    return new Promise((resolve, reject) => this.readThen(resolve, reject));
+  }
+
+  /**
+   * read() without a promise: `then` gets the whole body as soon as it has all arrived (at once if
+   * it has), `fail` what read() would reject with. A body that follows its headers arrives just
+   * after the handler returns, and the request goes on inside uWS's data callback.
+   */
+  readThen(then: (body: Uint8Array) => void, fail: (error: unknown) => void): void {
+    if (this.#failure !== null) return fail(this.#failure);
+    if (this.#ctx.aborted) return fail(new ClientGoneError());
+    if (this.#complete) return then(this.#take());
+    this.#waiting = { resolve: then, reject: fail };
+    if (this.#paused) {
+      this.#paused = false;
+      this.#ctx.res.resume();
+    }
   }
 
   /** The client went away (uWS's onAborted). */
