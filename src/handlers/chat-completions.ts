@@ -52,7 +52,10 @@ function admitLater(deps: ChatCompletionsDeps, ctx: RequestContext, principal: P
   }
 }
 
-/** Parses, validates and admits the request; its bytes are not kept by the frames that await the completion. */
+/**
+ * Parses, validates and admits the request. The bytes are only decoded, never kept: they may be lent
+ * by uWS (BodyReader.readThen), and the frames that await the completion do not hold them.
+ */
 function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
   const request = validateChatRequest(parseJsonBody(bytes, { maxDepth: deps.config.maxJsonDepth }));
   ctx.model = request.model;

@@ -44,6 +44,13 @@ const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
 const FIRST_CAPACITY = 16 * 1024;
 
+interface BodyWaiter {
+  resolve(body: Uint8Array): void;
+  reject(error: unknown): void;
+  /** The body may be lent (readThen) rather than copied (read). */
+  readonly mayLend: boolean;
+}
+
 export class BodyReader {
   readonly #ctx: RequestContext;
   readonly #limits: BodyLimits;
@@ -53,7 +60,7 @@ export class BodyReader {
   #complete = false;
   #paused = false;
   #failure: ApiError | null = null;
-  #waiting: { resolve: (body: Uint8Array) => void; reject: (error: unknown) => void } | null = null;
+  #waiting: BodyWaiter | null = null;
   #timer: NodeJS.Timeout | null = null;
   // After a refusal: everything that comes is discarded, and the response ends once lingering stops.
   #discarding = false;
@@ -90,19 +97,26 @@ export class BodyReader {
 
   /** The whole body, or an ApiError (413, 408, 503 overloaded), or ClientGoneError. */
   read(): Promise<Uint8Array> {
-    return new Promise((resolve, reject) => this.readThen(resolve, reject));
+    return new Promise((resolve, reject) => this.#whenRead(resolve, reject, false));
   }
 
   /**
    * read() without a promise: `then` gets the whole body as soon as it has all arrived (at once if
    * it has), `fail` what read() would reject with. A body that follows its headers arrives just
    * after the handler returns, and the request goes on inside uWS's data callback.
+   *
+   * A body that arrives in one piece is lent, not copied: it is uWS's own memory, valid until
+   * `then` returns (uWS detaches it then). `then` must not keep it; it may decode or copy it.
    */
   readThen(then: (body: Uint8Array) => void, fail: (error: unknown) => void): void {
+    this.#whenRead(then, fail, true);
+  }
+
+  #whenRead(then: (body: Uint8Array) => void, fail: (error: unknown) => void, mayLend: boolean): void {
     if (this.#failure !== null) return fail(this.#failure);
     if (this.#ctx.aborted) return fail(new ClientGoneError());
     if (this.#complete) return then(this.#take());
-    this.#waiting = { resolve: then, reject: fail };
+    this.#waiting = { resolve: then, reject: fail, mayLend };
     if (this.#paused) {
       this.#paused = false;
       this.#ctx.res.resume();
@@ -153,6 +167,7 @@ export class BodyReader {
     if (this.#failure !== null || this.#ctx.aborted) return;
     const size = chunk.byteLength;
     if (this.#received + size > this.#limits.maxBytes) return this.#fail(tooLarge(this.#limits.maxBytes));
+    if (isLast && this.#received === 0 && this.#waiting?.mayLend === true) return this.#lend(new Uint8Array(chunk));
     if (!this.#reserve(this.#received + size, isLast)) return this.#fail(new ApiError('overloaded', { headers: { 'retry-after': '1' } }));
     // uWS reuses the chunk's memory after the callback returns: it is copied.
     if (size > 0) (this.#buffer as Uint8Array).set(new Uint8Array(chunk), this.#received);
@@ -189,6 +204,13 @@ export class BodyReader {
     const body = this.#buffer === null ? new Uint8Array(0) : this.#buffer.subarray(0, this.#received);
     this.release();
     return body;
+  }
+
+  /** The whole body came in one piece to a reader that only looks at it (readThen): no buffer, no copy. */
+  #lend(body: Uint8Array): void {
+    const waiting = this.#waiting as BodyWaiter;
+    this.#waiting = null;
+    waiting.resolve(body);
   }
 
   #fail(error: ApiError): void {

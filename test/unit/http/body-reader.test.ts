@@ -1,0 +1,95 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/errors/api-error.ts';
+import { BodyBudget } from '../../../src/http/body-budget.ts';
+import { BodyReader } from '../../../src/http/body-reader.ts';
+import { RequestContext, type ServerSettings } from '../../../src/http/request-context.ts';
+import { type TemplatedApp, type us_listen_socket, uws } from '../../../src/http/uws.ts';
+
+// What each request's reader handed over, as the test's route saw it.
+interface Seen {
+  /** The body's text inside the callback. */
+  text: string;
+  /** Its byte length on the next turn of the event loop. */
+  lengthAfter: number;
+  error?: string;
+}
+
+const settings: ServerSettings = {
+  writeStallMs: 1_000,
+  trustProxy: false,
+  bodyBudget: new BodyBudget(Number.POSITIVE_INFINITY),
+  ending: { end: () => {} },
+};
+const seen = new Map<string, (value: Seen) => void>();
+let app: TemplatedApp;
+let listenSocket: us_listen_socket;
+let port = 0;
+
+function answer(ctx: RequestContext, value: Seen): void {
+  seen.get(ctx.path)?.(value);
+  if (!ctx.aborted) ctx.res.cork(() => ctx.res.end('done'));
+}
+
+beforeAll(async () => {
+  app = uws.App();
+  app.post('/*', (res, req) => {
+    const ctx = new RequestContext(res, req, settings);
+    res.onAborted(() => { ctx.aborted = true; });
+    const reader = new BodyReader(ctx, { maxBytes: 64, timeoutMs: 5_000 }, settings.bodyBudget);
+    const failed = (error: unknown) => answer(ctx, { text: '', lengthAfter: -1, error: (error as ApiError).code });
+    const got = (bytes: Uint8Array) => {
+      const text = Buffer.from(bytes).toString();
+      setImmediate(() => answer(ctx, { text, lengthAfter: bytes.byteLength }));
+    };
+    if (ctx.path.startsWith('/then')) reader.readThen(got, failed);
+    else reader.read().then(got, failed);
+  });
+  port = await new Promise<number>((resolve, reject) => {
+    app.listen('127.0.0.1', 0, (socket) => {
+      if (!socket) return reject(new Error('cannot listen'));
+      listenSocket = socket;
+      resolve(uws.us_socket_local_port(socket as never));
+    });
+  });
+});
+
+afterAll(() => {
+  uws.us_listen_socket_close(listenSocket);
+  app.close();
+});
+
+/** Sends a POST whose body goes in `pieces`, 30 ms apart; resolves with what the reader saw. */
+function post(path: string, pieces: readonly string[]): Promise<Seen> {
+  const length = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
+  const result = new Promise<Seen>((resolve) => seen.set(path, resolve));
+  const socket = connect(port, '127.0.0.1', async () => {
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${length}\r\n\r\n${pieces[0]}`);
+    for (const piece of pieces.slice(1)) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      socket.write(piece);
+    }
+  });
+  socket.on('data', () => socket.end());
+  socket.on('error', () => {});
+  return result;
+}
+
+describe('BodyReader', () => {
+  it('lends a body that came in one piece to readThen: uWS detaches it after the data callback', async () => {
+    const body = '{"model":"m","messages":[]}';
+    expect(await post('/then-whole', [body])).toEqual({ text: body, lengthAfter: 0 });
+  });
+
+  it('gives readThen its own copy of a body that came in pieces', async () => {
+    expect(await post('/then-pieces', ['{"model":', '"m","messages":[]}'])).toEqual({ text: '{"model":"m","messages":[]}', lengthAfter: 27 });
+  });
+
+  it('never lends to read(): its body outlives the data callback', async () => {
+    expect(await post('/read-whole', ['{"a":1}'])).toEqual({ text: '{"a":1}', lengthAfter: 7 });
+  });
+
+  it('refuses a body over the cap before lending it', async () => {
+    expect(await post('/then-large', ['x'.repeat(65)])).toEqual({ text: '', lengthAfter: -1, error: 'request_too_large' });
+  });
+});
