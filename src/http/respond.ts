@@ -1,6 +1,7 @@
 // Writing responses. Every write outside the synchronous part of a uWS handler must be corked,
 // and nothing may be written after the client aborted.
 import { ApiError } from '../errors/api-error.ts';
+import { writeHeaderLines } from './header-lines.ts';
 import type { RequestContext } from './request-context.ts';
 import { statusLine } from './status-lines.ts';
 
@@ -8,18 +9,10 @@ export type Headers = Readonly<Record<string, string>>;
 
 const JSON_TYPE = 'application/json';
 
-/**
- * The header lines go to uWS as one: it writes `name: value` and CRLF verbatim, and each call
- * across the native boundary (a string conversion per name and per value) cost more than joining
- * the lines here. The bytes sent are the same: uWS copies names and values verbatim either way.
- */
 function writeHead(ctx: RequestContext, status: number, contentType: string, headers: Headers | undefined): void {
   ctx.status = status;
-  let lines = `${contentType}\r\nx-request-id: ${ctx.requestId}`;
-  if (headers !== undefined) {
-    for (const name in headers) lines += `\r\n${name}: ${headers[name] as string}`;
-  }
-  ctx.res.writeStatus(statusLine(status)).writeHeader('content-type', lines);
+  ctx.res.writeStatus(statusLine(status));
+  writeHeaderLines(ctx.res, contentType, ctx.requestId, headers);
 }
 
 /** Sends a complete response. Returns false if the client had already gone away. */
