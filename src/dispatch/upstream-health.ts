@@ -38,19 +38,37 @@ export class UpstreamHealth {
    */
   pick(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null = null, random: () => number = Math.random): UpstreamConfig | null {
     const now = this.#now();
-    let healthy: UpstreamConfig[] | null = null;
+    // Counted rather than collected: most models have one upstream, and a list per request was garbage.
+    let healthy = 0;
+    let totalWeight = 0;
+    let lastHealthy: UpstreamConfig | null = null;
     let probe: UpstreamConfig | null = null;
     let backingOff: UpstreamConfig | null = null;
     for (const upstream of upstreams) {
       if (upstream === exclude) continue;
       const state = this.#states.get(upstream);
-      if (state === undefined || (state.ejectedUntil === 0 && state.backoffUntil <= now)) (healthy ??= []).push(upstream);
-      else if (state.ejectedUntil !== 0) {
+      if (state === undefined || (state.ejectedUntil === 0 && state.backoffUntil <= now)) {
+        healthy++;
+        totalWeight += upstream.weight;
+        lastHealthy = upstream;
+      } else if (state.ejectedUntil !== 0) {
         if (probe === null && !state.probing && state.ejectedUntil <= now) probe = upstream;
       } else if (backingOff === null || state.backoffUntil < this.#states.get(backingOff)!.backoffUntil) backingOff = upstream;
     }
-    if (healthy !== null) return healthy.length === 1 ? healthy[0]! : byWeight(healthy, random);
-    return probe ?? backingOff;
+    if (healthy > 1) return this.#byWeight(upstreams, exclude, now, random() * totalWeight) ?? lastHealthy;
+    return lastHealthy ?? probe ?? backingOff;
+  }
+
+  /** The healthy upstream (other than `exclude`) at `point` of their weights laid end to end. */
+  #byWeight(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null, now: number, point: number): UpstreamConfig | null {
+    for (const upstream of upstreams) {
+      if (upstream === exclude) continue;
+      const state = this.#states.get(upstream);
+      if (state !== undefined && (state.ejectedUntil !== 0 || state.backoffUntil > now)) continue;
+      point -= upstream.weight;
+      if (point < 0) return upstream;
+    }
+    return null;
   }
 
   /** Neither ejected nor backing off after a 429. */
@@ -113,15 +131,4 @@ export class UpstreamHealth {
     }
     return state;
   }
-}
-
-function byWeight(upstreams: readonly UpstreamConfig[], random: () => number): UpstreamConfig {
-  let total = 0;
-  for (const upstream of upstreams) total += upstream.weight;
-  let pick = random() * total;
-  for (const upstream of upstreams) {
-    pick -= upstream.weight;
-    if (pick < 0) return upstream;
-  }
-  return upstreams[upstreams.length - 1]!;
 }

@@ -34,6 +34,19 @@ describe('UpstreamHealth', () => {
     expect(health.pick([a, b], a)).toBe(b);
   });
 
+  it('lays out the weights of the healthy upstreams only: an excluded or ejected one takes no share', () => {
+    const { health, fail } = setup();
+    const a = upstream('a', 1);
+    const b = upstream('b', 5);
+    const c = upstream('c', 2);
+    const d = upstream('d', 7);
+    fail(b, 3);
+    // a and c share 3: below 1 is a, the rest c.
+    expect(health.pick([a, b, c, d], d, () => 0.3)).toBe(a);
+    expect(health.pick([a, b, c, d], d, () => 0.34)).toBe(c);
+    expect(health.pick([a, b, c, d], d, () => 0.99)).toBe(c);
+  });
+
   it('ejects after consecutive failures only; a success in between resets the count', () => {
     const { health, fail } = setup();
     const a = upstream('a');
