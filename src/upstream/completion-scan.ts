@@ -178,6 +178,8 @@ class CompletionScanner {
     let plain = true;
     for (let pos = this.pos + 1; pos < bytes.length; pos++) {
       const byte = bytes[pos] as number;
+      // Past the backslash: lower-case letters and every non-ASCII byte, most of a text (one test).
+      if (byte > BACKSLASH) continue;
       if (byte === QUOTE) {
         this.pos = pos + 1;
         return plain;
