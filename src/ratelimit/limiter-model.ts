@@ -214,7 +214,9 @@ export class LimiterModel {
     const storedCount = stored !== undefined && stored.expiresAt > now ? stored.count : 0;
     if (allowance === storedCount && !(op.renew && allowance > 0)) return;
     const written = allowances ?? new Map<string, Allowance>();
-    for (const instance of written.keys()) if (written.get(instance)!.expiresAt <= now) written.delete(instance);
+    if (!onlyMine(written, op.instance)) {
+      for (const instance of written.keys()) if (written.get(instance)!.expiresAt <= now) written.delete(instance);
+    }
     const mine = written.get(op.instance);
     if (allowance <= 0) written.delete(op.instance);
     else if (mine === undefined) written.set(op.instance, { count: allowance, expiresAt: now + op.slotTtlMs });
@@ -265,8 +267,16 @@ function give(scope: Scope, requests: number, tokens: number, rpm: number, tpm: 
   scope.tokens.level = Math.min(tpm, scope.tokens.level + tokens);
 }
 
+/**
+ * The map holds this instance's allowance alone: the memory limiter's case, and a single worker's
+ * on Redis. Then there is nothing of others to count or expire, and no iterator to make.
+ */
+function onlyMine(allowances: Map<string, Allowance>, instance: string): boolean {
+  return allowances.size === 0 || (allowances.size === 1 && allowances.has(instance));
+}
+
 function othersLive(allowances: Map<string, Allowance> | undefined, instance: string, now: number): number {
-  if (allowances === undefined) return 0;
+  if (allowances === undefined || onlyMine(allowances, instance)) return 0;
   let others = 0;
   for (const [name, held] of allowances) if (name !== instance && held.expiresAt > now) others += held.count;
   return others;
