@@ -5,6 +5,7 @@ import type { RequestTrace } from '../observability/request-trace.ts';
 import type { BodyBudget } from './body-budget.ts';
 import type { BodyReader } from './body-reader.ts';
 import { clientAddress } from './client-address.ts';
+import { peerAddress } from './peer-address.ts';
 import { UNMATCHED_ROUTE } from './router.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
@@ -160,7 +161,7 @@ export class RequestContext implements Abortable {
     this.contentType = req.getHeader('content-type');
     this.contentLength = req.getHeader('content-length');
     this.hasBody = this.contentLength === '' ? req.getHeader('transfer-encoding') !== '' : this.contentLength !== '0';
-    const peer = String.fromCharCode.apply(null, new Uint8Array(res.getRemoteAddressAsText()) as unknown as number[]);
+    const peer = peerAddress(res);
     const forwardedFor = trustProxy ? req.getHeader('x-forwarded-for') : '';
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
