@@ -3,12 +3,17 @@
 // line. Each call across the native boundary converts its strings (a copy and an allocation per
 // name and per value), and joining the lines as strings made about 1 KB of V8 strings per response;
 // written into one reused buffer, a response's lines allocate only the view passed to uWS, which
-// copies the bytes before writeHeader returns.
+// copies the bytes before writeHeader returns. A header name comes from a small fixed set, so its
+// line start (CRLF, the name, ": ") is encoded once and copied; values are copied byte by byte.
 import type { Headers } from './respond.ts';
 import type { HttpResponse } from './uws.ts';
 
 const CONTENT_TYPE = Buffer.from('content-type');
+const REQUEST_ID_START = Buffer.from('\r\nx-request-id: ');
 const MAX_UTF8_BYTES_PER_UNIT = 3;
+/** Names are the code's own and a few passed on from upstreams; the bound is for safety only. */
+const MAX_CACHED_NAMES = 256;
+const lineStarts = new Map<string, Buffer>();
 
 let lines = Buffer.allocUnsafe(4096);
 let at = 0;
@@ -17,17 +22,31 @@ let at = 0;
 export function writeHeaderLines(res: HttpResponse, contentType: string, requestId: string, headers: Headers | undefined): void {
   at = 0;
   put(contentType);
-  put('\r\nx-request-id: ');
+  copy(REQUEST_ID_START);
   put(requestId);
   if (headers !== undefined) {
     for (const name in headers) {
-      put('\r\n');
-      put(name);
-      put(': ');
+      copy(lineStart(name));
       put(headers[name] as string);
     }
   }
   res.writeHeader(CONTENT_TYPE, lines.subarray(0, at));
+}
+
+/** CRLF, `name` and ": ", encoded. */
+function lineStart(name: string): Buffer {
+  let start = lineStarts.get(name);
+  if (start === undefined) {
+    start = Buffer.from(`\r\n${name}: `);
+    if (lineStarts.size < MAX_CACHED_NAMES) lineStarts.set(name, start);
+  }
+  return start;
+}
+
+function copy(bytes: Buffer): void {
+  if (at + bytes.length > lines.length) grow(at + bytes.length);
+  lines.set(bytes, at);
+  at += bytes.length;
 }
 
 /** Appends `text`: byte by byte while it is ASCII (most is), as UTF-8 otherwise, as uWS would encode a string. */
