@@ -55,6 +55,9 @@ class JsonScanner {
   // keyCount, not openKeys.length, is the top: shrinking an array's length is a slow path.
   readonly openKeys: string[] = [];
   keyCount = 0;
+  // How far this scan reached, so that release() clears only what it may have filled.
+  deepest = 0;
+  keysHighWater = 0;
 
   scan(text: string, maxDepth: number): void {
     if (maxDepth !== this.maxDepth) this.resize(maxDepth);
@@ -62,6 +65,8 @@ class JsonScanner {
     this.depth = 0;
     this.expectKey = false;
     this.keyCount = 0;
+    this.deepest = 0;
+    this.keysHighWater = 0;
     try {
       this.run();
     } finally {
@@ -72,9 +77,10 @@ class JsonScanner {
   /** Keys are slices of the text and keep all of it alive: none may outlive the scan. */
   private release(): void {
     this.text = '';
-    this.openKeys.length = 0;
-    this.lastKey.fill(null);
-    this.seenKeys.fill(null);
+    const keys = this.openKeys;
+    for (let k = 0; k < this.keysHighWater; k++) keys[k] = '';
+    this.lastKey.fill(null, 0, this.deepest + 1);
+    this.seenKeys.fill(null, 0, this.deepest + 1);
   }
 
   private resize(maxDepth: number): void {
@@ -114,6 +120,7 @@ class JsonScanner {
     if (parent === this.maxDepth) throw new ApiError('nesting_too_deep');
     const level = parent + 1;
     this.depth = level;
+    if (level > this.deepest) this.deepest = level;
     this.isObject[level] = isObject ? 1 : 0;
     this.isConstructorValue[level] = isObject && this.isObject[parent] === 1 && this.lastKey[parent] === 'constructor' ? 1 : 0;
     this.lastKey[level] = null;
@@ -180,6 +187,7 @@ class JsonScanner {
     if (count - first < LINEAR_KEY_LIMIT) {
       keys[count] = key;
       this.keyCount = count + 1;
+      if (count + 1 > this.keysHighWater) this.keysHighWater = count + 1;
     } else {
       this.seenKeys[level] = new Set(keys.slice(first, count)).add(key);
     }
