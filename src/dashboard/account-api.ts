@@ -4,7 +4,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { DashboardHeaders, RequestContext } from '../http/request-context.ts';
 import { isPlausibleEmail } from '../store/email.ts';
 import type { Account } from '../store/store.ts';
-import { addressGroup } from './address-group.ts';
+import { addressGroup } from '../http/address-group.ts';
 import { clientAddress } from './client-address.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';

@@ -15,7 +15,7 @@ import type { DashboardConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { normaliseEmail } from '../store/email.ts';
 import type { AttemptWindow, Store } from '../store/store.ts';
-import { addressGroup } from './address-group.ts';
+import { addressGroup } from '../http/address-group.ts';
 
 const FIRST_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;

@@ -4,7 +4,7 @@
 // `closed` refuses. Every mode counts sign-ups per client address (IPv6 per /64) before any hash.
 import { ApiError } from '../errors/api-error.ts';
 import { isPlausibleEmail, normaliseEmail } from '../store/email.ts';
-import { addressGroup } from './address-group.ts';
+import { addressGroup } from '../http/address-group.ts';
 import { clientAddress } from './client-address.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';

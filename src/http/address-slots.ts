@@ -1,6 +1,6 @@
 // Requests open per client address (an IPv6 /64) in this process, so that one client cannot hold
 // the capacity every client shares: past the cap a new request is refused.
-import { addressGroup } from './client-address.ts';
+import { addressGroup } from './address-group.ts';
 
 export class AddressSlots {
   readonly #max: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressGroup } from '../../../src/dashboard/address-group.ts';
+import { addressGroup } from '../../../src/http/address-group.ts';
 
 describe('addressGroup', () => {
   it('keeps IPv4 addresses, and maps IPv4-mapped IPv6 to them in every spelling', () => {
@@ -22,6 +22,14 @@ describe('addressGroup', () => {
     expect(addressGroup('0000:0000:0000:0000:0000:0000:0000:0001')).toBe('0:0:0:0::/64');
     expect(addressGroup('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
     expect(addressGroup('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+  });
+
+  it('groups alike after more distinct addresses than its cache holds, and after it starts over', () => {
+    for (let round = 0; round < 2; round++) {
+      for (let host = 0; host < 5_000; host++) {
+        expect(addressGroup(`2001:db8:${(host % 7).toString(16)}:1::${host.toString(16)}`)).toBe(`2001:db8:${(host % 7).toString(16)}:1::/64`);
+      }
+    }
   });
 
   it('leaves anything else alone', () => {
