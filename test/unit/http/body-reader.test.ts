@@ -4,7 +4,8 @@ import { ApiError } from '../../../src/errors/api-error.ts';
 import { BodyBudget } from '../../../src/http/body-budget.ts';
 import { BodyReader } from '../../../src/http/body-reader.ts';
 import { RequestContext, type ServerSettings } from '../../../src/http/request-context.ts';
-import { type TemplatedApp, type us_listen_socket, uws } from '../../../src/http/uws.ts';
+import { uws } from '../../../src/http/uws.ts';
+import { type ListeningApp, listenOnFreePort } from '../../helpers/uws-app.ts';
 
 // What each request's reader handed over, as the test's route saw it.
 interface Seen {
@@ -22,9 +23,7 @@ const settings: ServerSettings = {
   ending: { end: () => {} },
 };
 const seen = new Map<string, (value: Seen) => void>();
-let app: TemplatedApp;
-let listenSocket: us_listen_socket;
-let port = 0;
+let listening: ListeningApp;
 
 function answer(ctx: RequestContext, value: Seen): void {
   seen.get(ctx.path)?.(value);
@@ -32,7 +31,7 @@ function answer(ctx: RequestContext, value: Seen): void {
 }
 
 beforeAll(async () => {
-  app = uws.App();
+  const app = uws.App();
   app.post('/*', (res, req) => {
     const ctx = new RequestContext(res, req, settings);
     res.onAborted(() => { ctx.aborted = true; });
@@ -45,25 +44,16 @@ beforeAll(async () => {
     if (ctx.path.startsWith('/then')) reader.readThen(got, failed);
     else reader.read().then(got, failed);
   });
-  port = await new Promise<number>((resolve, reject) => {
-    app.listen('127.0.0.1', 0, (socket) => {
-      if (!socket) return reject(new Error('cannot listen'));
-      listenSocket = socket;
-      resolve(uws.us_socket_local_port(socket as never));
-    });
-  });
+  listening = await listenOnFreePort(app);
 });
 
-afterAll(() => {
-  uws.us_listen_socket_close(listenSocket);
-  app.close();
-});
+afterAll(() => listening.close());
 
 /** Sends a POST whose body goes in `pieces`, 30 ms apart; resolves with what the reader saw. */
 function post(path: string, pieces: readonly string[]): Promise<Seen> {
   const length = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
   const result = new Promise<Seen>((resolve) => seen.set(path, resolve));
-  const socket = connect(port, '127.0.0.1', async () => {
+  const socket = connect(listening.port, '127.0.0.1', async () => {
     socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${length}\r\n\r\n${pieces[0]}`);
     for (const piece of pieces.slice(1)) {
       await new Promise((resolve) => setTimeout(resolve, 30));

@@ -2,7 +2,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeHeaderLines } from '../../../src/http/header-lines.ts';
 import type { Headers } from '../../../src/http/respond.ts';
-import { type TemplatedApp, type us_listen_socket, uws } from '../../../src/http/uws.ts';
+import { uws } from '../../../src/http/uws.ts';
+import { type ListeningApp, listenOnFreePort } from '../../helpers/uws-app.ts';
 
 // Each path answers with its own header set, written the way every response is.
 const HEADER_SETS: Record<string, Headers | undefined> = {
@@ -12,37 +13,26 @@ const HEADER_SETS: Record<string, Headers | undefined> = {
   // Past the reused buffer's first size: it grows, and the lines written before stay.
   '/long': { 'x-first': 'a', 'x-long': 'b'.repeat(10_000), 'x-last': 'c' },
 };
-let app: TemplatedApp;
-let listenSocket: us_listen_socket;
-let port = 0;
+let listening: ListeningApp;
 
 beforeAll(async () => {
-  app = uws.App();
+  const app = uws.App();
   app.get('/*', (res, req) => {
     const headers = HEADER_SETS[req.getUrl()];
     res.writeStatus('200 OK');
     writeHeaderLines(res, 'application/json', 'req_0123', headers);
     res.end('{}');
   });
-  port = await new Promise<number>((resolve, reject) => {
-    app.listen('127.0.0.1', 0, (socket) => {
-      if (!socket) return reject(new Error('cannot listen'));
-      listenSocket = socket;
-      resolve(uws.us_socket_local_port(socket as never));
-    });
-  });
+  listening = await listenOnFreePort(app);
 });
 
-afterAll(() => {
-  uws.us_listen_socket_close(listenSocket);
-  app.close();
-});
+afterAll(() => listening.close());
 
 /** The response head's header lines, as the bytes on the wire (UTF-8), without the Date line uWS adds. */
 function headLines(path: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`));
+    const socket = connect(listening.port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`));
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
     socket.on('close', () => {

@@ -1,26 +1,19 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peerAddress } from '../../../src/http/peer-address.ts';
-import { type TemplatedApp, type us_listen_socket, uws } from '../../../src/http/uws.ts';
+import { uws } from '../../../src/http/uws.ts';
+import { type ListeningApp, listenOnFreePort } from '../../helpers/uws-app.ts';
 
 // A dual-stack listener: an IPv4 client reaches it as an IPv4-mapped IPv6 address. An IPv4-only
 // listener sees it as four bytes.
-const listeners: { app: TemplatedApp; socket: us_listen_socket }[] = [];
-
-function listen(host: string): Promise<number> {
+function listen(host: string): Promise<ListeningApp> {
   const app = uws.App();
   // Both spellings of the peer, ours and uWS's, side by side.
   app.get('/*', (res) => {
     const uwsText = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
     res.end(JSON.stringify({ ours: peerAddress(res), uws: uwsText }));
   });
-  return new Promise<number>((resolve, reject) => {
-    app.listen(host, 0, (socket) => {
-      if (!socket) return reject(new Error(`cannot listen on ${host}`));
-      listeners.push({ app, socket });
-      resolve(uws.us_socket_local_port(socket as never));
-    });
-  });
+  return listenOnFreePort(app, host);
 }
 
 function spellings(host: string, port: number): Promise<{ ours: string; uws: string }> {
@@ -33,34 +26,32 @@ function spellings(host: string, port: number): Promise<{ ours: string; uws: str
   });
 }
 
-let ipv4Port = 0;
-let dualPort = 0;
+let ipv4: ListeningApp;
+let dualStack: ListeningApp;
 
 beforeAll(async () => {
-  ipv4Port = await listen('127.0.0.1');
-  dualPort = await listen('::');
+  ipv4 = await listen('127.0.0.1');
+  dualStack = await listen('::');
 });
 
 afterAll(() => {
-  for (const { app, socket } of listeners) {
-    uws.us_listen_socket_close(socket);
-    app.close();
-  }
+  ipv4.close();
+  dualStack.close();
 });
 
 describe('peerAddress', () => {
   it('spells an IPv4 peer as uWS does, the first time and from its cache', async () => {
-    for (let attempt = 0; attempt < 2; attempt++) expect(await spellings('127.0.0.1', ipv4Port)).toEqual({ ours: '127.0.0.1', uws: '127.0.0.1' });
+    for (let attempt = 0; attempt < 2; attempt++) expect(await spellings('127.0.0.1', ipv4.port)).toEqual({ ours: '127.0.0.1', uws: '127.0.0.1' });
   });
 
   it('spells an IPv6 peer as uWS does', async () => {
-    const seen = await spellings('::1', dualPort);
+    const seen = await spellings('::1', dualStack.port);
     expect(seen.ours).toBe('0000:0000:0000:0000:0000:0000:0000:0001');
     expect(seen.ours).toBe(seen.uws);
   });
 
   it('spells an IPv4 client of a dual-stack listener as uWS does (IPv4-mapped)', async () => {
-    const seen = await spellings('127.0.0.1', dualPort);
+    const seen = await spellings('127.0.0.1', dualStack.port);
     expect(seen.ours).toBe('0000:0000:0000:0000:0000:ffff:7f00:0001');
     expect(seen.ours).toBe(seen.uws);
   });
