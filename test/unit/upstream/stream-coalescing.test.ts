@@ -42,7 +42,7 @@ function recordingResponse() {
     },
     onWritable: () => res,
     close: () => res,
-    getRemoteAddressAsText: () => new TextEncoder().encode('127.0.0.1').buffer,
+    getRemoteAddress: () => new Uint8Array([127, 0, 0, 1]).buffer,
   };
   return { res: res as unknown as HttpResponse, sends, counts };
 }
