@@ -27,7 +27,7 @@ export function sendToUpstreams(deps: UpstreamDispatchDeps, completion: Completi
   const first = deps.health.pick(upstreams);
   if (first === null) return listener.failed(unavailable(deps.health.msUntilRetry(upstreams)));
   deps.retryBudget.deposit();
-  new UpstreamAttempts(deps, completion, upstreams, first, listener).start(first);
+  new UpstreamAttempts(deps, completion, upstreams, listener).start(first);
 }
 
 /**
@@ -45,8 +45,9 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   readonly headers: Readonly<Record<string, string>>;
   readonly asBytes: boolean;
   readonly timeouts: UpstreamTimeouts;
-  upstream: UpstreamConfig;
-  dispatcher: Dispatcher;
+  // Set by start() for each attempt, before the exchange reads them.
+  upstream!: UpstreamConfig;
+  dispatcher!: Dispatcher;
   readonly #deps: UpstreamDispatchDeps;
   readonly #upstreams: readonly UpstreamConfig[];
   readonly #listener: OutcomeListener;
@@ -54,7 +55,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   /** An attempt is under way: ended once, whether its exchange tells or dispatching it throws. */
   #attempting = false;
 
-  constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], first: UpstreamConfig, listener: OutcomeListener) {
+  constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], listener: OutcomeListener) {
     this.client = completion.client;
     this.streamTo = completion.streamTo;
     this.publicModel = completion.publicModel;
@@ -63,8 +64,6 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.headers = completion.headers;
     this.asBytes = completion.asBytes;
     this.timeouts = deps.timeouts;
-    this.upstream = first;
-    this.dispatcher = deps.pools.get(first.origin);
     this.#deps = deps;
     this.#upstreams = upstreams;
     this.#listener = listener;
