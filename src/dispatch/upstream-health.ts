@@ -14,6 +14,11 @@ interface UpstreamState {
   backoffUntil: number;
 }
 
+/** Neither ejected nor backing off after a 429 (an upstream with no state has had no trouble). */
+function serving(state: UpstreamState, now: number): boolean {
+  return state.ejectedUntil === 0 && state.backoffUntil <= now;
+}
+
 export interface UpstreamHealthStats {
   readonly ejections: number;
   readonly restorations: number;
@@ -47,7 +52,7 @@ export class UpstreamHealth {
     for (const upstream of upstreams) {
       if (upstream === exclude) continue;
       const state = this.#states.get(upstream);
-      if (state === undefined || (state.ejectedUntil === 0 && state.backoffUntil <= now)) {
+      if (state === undefined || serving(state, now)) {
         healthy++;
         totalWeight += upstream.weight;
         lastHealthy = upstream;
@@ -64,7 +69,7 @@ export class UpstreamHealth {
     for (const upstream of upstreams) {
       if (upstream === exclude) continue;
       const state = this.#states.get(upstream);
-      if (state !== undefined && (state.ejectedUntil !== 0 || state.backoffUntil > now)) continue;
+      if (state !== undefined && !serving(state, now)) continue;
       point -= upstream.weight;
       if (point < 0) return upstream;
     }
@@ -74,7 +79,7 @@ export class UpstreamHealth {
   /** Neither ejected nor backing off after a 429. */
   isHealthy(upstream: UpstreamConfig): boolean {
     const state = this.#states.get(upstream);
-    return state === undefined || (state.ejectedUntil === 0 && state.backoffUntil <= this.#now());
+    return state === undefined || serving(state, this.#now());
   }
 
   /** An attempt starts; a half-open upstream's attempt is its trial. */
