@@ -28,13 +28,17 @@ const COMPLETION_TOKENS = Buffer.from('completion_tokens');
 
 class Invalid extends Error {}
 const INVALID = new Invalid();
+const NO_BYTES = new Uint8Array(0);
+/** Up to this many digits an integer is exact when accumulated digit by digit (2^53 has 16). */
+const MAX_EXACT_DIGITS = 15;
 
-/** Reused: scanning is synchronous. */
-class CompletionScanner {
-  bytes: Uint8Array = new Uint8Array(0);
+/** Reused: scanning is synchronous, and the facts it returns are itself, read before the next scan. */
+class CompletionScanner implements CompletionFacts {
+  bytes: Uint8Array = NO_BYTES;
   pos = 0;
   modelStart = -1;
   modelEnd = -1;
+  closingBrace = -1;
   sawChoices = false;
   sawUsage = false;
   promptTokens: number | null = null;
@@ -52,15 +56,14 @@ class CompletionScanner {
     try {
       this.space();
       if (bytes[this.pos] !== 0x7b) return null;
-      const closingBrace = this.topObject();
+      this.closingBrace = this.topObject();
       this.space();
-      if (this.pos !== bytes.length || !this.sawChoices) return null;
-      return { modelStart: this.modelStart, modelEnd: this.modelEnd, closingBrace, promptTokens: this.promptTokens, completionTokens: this.completionTokens };
+      return this.pos === bytes.length && this.sawChoices ? this : null;
     } catch (error) {
       if (error === INVALID) return null;
       throw error;
     } finally {
-      this.bytes = new Uint8Array(0);
+      this.bytes = NO_BYTES;
     }
   }
 
@@ -89,33 +92,31 @@ class CompletionScanner {
     }
   }
 
-  /** A key and a colon; returns where the key's text is (a key spelled with escapes could be one read here: refused). */
-  key(): [start: number, end: number] {
-    const start = this.pos + 1;
+  /** A key and a colon, its text's span left in keyStart and keyEnd (a key spelled with escapes could be one read here: refused). */
+  key(): void {
+    this.keyStart = this.pos + 1;
     if (!this.string()) throw INVALID;
-    const end = this.pos - 1;
+    this.keyEnd = this.pos - 1;
     this.colon();
-    this.keySpan[0] = start;
-    this.keySpan[1] = end;
-    return this.keySpan;
   }
 
-  readonly keySpan: [start: number, end: number] = [0, 0];
+  keyStart = 0;
+  keyEnd = 0;
 
   // The members' readers, made once (the scanner is reused).
   readonly topMember = (): void => {
     const bytes = this.bytes;
-    const [start, end] = this.key();
-    if (this.keyIs(start, end, MODEL)) {
+    this.key();
+    if (this.keyIs(MODEL)) {
       if (this.modelStart !== -1 || bytes[this.pos] !== QUOTE) throw INVALID;
       this.modelStart = this.pos;
       this.string();
       this.modelEnd = this.pos;
-    } else if (this.keyIs(start, end, CHOICES)) {
+    } else if (this.keyIs(CHOICES)) {
       if (this.sawChoices || bytes[this.pos] !== 0x5b) throw INVALID;
       this.sawChoices = true;
       this.value(1);
-    } else if (this.keyIs(start, end, USAGE)) {
+    } else if (this.keyIs(USAGE)) {
       if (this.sawUsage) throw INVALID;
       this.sawUsage = true;
       if (bytes[this.pos] === 0x7b) this.container(0x7d, this.usageMember, 2);
@@ -126,9 +127,9 @@ class CompletionScanner {
   };
 
   readonly usageMember = (): void => {
-    const [start, end] = this.key();
-    const prompt = this.keyIs(start, end, PROMPT_TOKENS);
-    const completion = this.keyIs(start, end, COMPLETION_TOKENS);
+    this.key();
+    const prompt = this.keyIs(PROMPT_TOKENS);
+    const completion = this.keyIs(COMPLETION_TOKENS);
     if ((prompt && this.promptTokens !== null) || (completion && this.completionTokens !== null)) throw INVALID;
     const at = this.pos;
     const number = this.value(2);
@@ -217,9 +218,17 @@ class CompletionScanner {
     this.pos = pos;
   }
 
+  /** The number token from `start` to pos: a short plain integer (a token count) read digit by digit, any other by Number(). */
   numberAt(start: number): number {
+    const bytes = this.bytes;
+    if (this.pos - start <= MAX_EXACT_DIGITS) {
+      let value = 0;
+      let pos = start;
+      for (; pos < this.pos && isDigit(bytes[pos]); pos++) value = value * 10 + (bytes[pos] as number) - 0x30;
+      if (pos === this.pos) return value;
+    }
     let text = '';
-    for (let pos = start; pos < this.pos; pos++) text += String.fromCharCode(this.bytes[pos] as number);
+    for (let pos = start; pos < this.pos; pos++) text += String.fromCharCode(bytes[pos] as number);
     return Number(text);
   }
 
@@ -242,8 +251,10 @@ class CompletionScanner {
     while (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) byte = bytes[++this.pos];
   }
 
-  keyIs(start: number, end: number, key: Uint8Array): boolean {
-    if (end - start !== key.length) return false;
+  /** The last key read is `key`. */
+  keyIs(key: Uint8Array): boolean {
+    const start = this.keyStart;
+    if (this.keyEnd - start !== key.length) return false;
     for (let index = 0; index < key.length; index++) if (this.bytes[start + index] !== key[index]) return false;
     return true;
   }
@@ -265,7 +276,7 @@ function isHex(byte: number | undefined): boolean {
 
 const SCANNER = new CompletionScanner();
 
-/** What the relay needs from a JSON completion, or null: parse it instead (it may be invalid). */
+/** What the relay needs from a JSON completion, or null: parse it instead (it may be invalid). Valid until the next scan. */
 export function scanCompletion(bytes: Uint8Array): CompletionFacts | null {
   return SCANNER.scan(bytes);
 }
@@ -274,16 +285,17 @@ export function scanCompletion(bytes: Uint8Array): CompletionFacts | null {
 const quotedModels = new Map<string, Buffer>();
 
 /** The completion with its top-level `model` set to `model` (added when it had none). */
-export function withModel(bytes: Uint8Array, facts: CompletionFacts, model: string): Buffer {
+export function withModel(bytes: Buffer, facts: CompletionFacts, model: string): Buffer {
   let quoted = quotedModels.get(model);
   if (quoted === undefined) quotedModels.set(model, (quoted = Buffer.from(JSON.stringify(model))));
   if (facts.modelStart === -1) {
     const added = Buffer.from(`,"model":${quoted.toString()}`);
     return Buffer.concat([bytes.subarray(0, facts.closingBrace), added, bytes.subarray(facts.closingBrace)]);
   }
+  // Copied by offsets: a subarray per part would be one more Buffer object each.
   const out = Buffer.allocUnsafe(bytes.length - (facts.modelEnd - facts.modelStart) + quoted.length);
-  out.set(bytes.subarray(0, facts.modelStart), 0);
-  out.set(quoted, facts.modelStart);
-  out.set(bytes.subarray(facts.modelEnd), facts.modelStart + quoted.length);
+  bytes.copy(out, 0, 0, facts.modelStart);
+  quoted.copy(out, facts.modelStart);
+  bytes.copy(out, facts.modelStart + quoted.length, facts.modelEnd);
   return out;
 }
