@@ -2,9 +2,9 @@
 // name, ": ", its value and CRLF verbatim, so the value of that one call may carry every other
 // line. Each call across the native boundary converts its strings (a copy and an allocation per
 // name and per value), and joining the lines as strings made about 1 KB of V8 strings per response;
-// written into one reused buffer, a response's lines allocate only the view passed to uWS, which
-// copies the bytes before writeHeader returns. A header name comes from a small fixed set, so its
-// line start (CRLF, the name, ": ") is encoded once and copied; values are copied byte by byte.
+// written into one reused buffer, a response's lines allocate at most the view passed to uWS, which
+// copies the bytes before writeHeader returns. Views of the usual lengths are made once and kept.
+// A header name comes from a small fixed set, so its line start (CRLF, the name, ": ") is encoded once and copied; values are copied byte by byte.
 import type { Headers } from './respond.ts';
 import type { HttpResponse } from './uws.ts';
 
@@ -17,6 +17,9 @@ const lineStarts = new Map<string, Buffer>();
 
 let lines = Buffer.allocUnsafe(4096);
 let at = 0;
+/** views[n]: the first n bytes of `lines`, for n below MAX_KEPT_VIEW (~100 B each). */
+let views: (Buffer | undefined)[] = [];
+const MAX_KEPT_VIEW = 1024;
 
 /** Writes `content-type`, `x-request-id` and `headers` in one writeHeader call. */
 export function writeHeaderLines(res: HttpResponse, contentType: string, requestId: string, headers: Headers | undefined): void {
@@ -30,7 +33,7 @@ export function writeHeaderLines(res: HttpResponse, contentType: string, request
       put(headers[name] as string);
     }
   }
-  res.writeHeader(CONTENT_TYPE, lines.subarray(0, at));
+  res.writeHeader(CONTENT_TYPE, at < MAX_KEPT_VIEW ? (views[at] ??= lines.subarray(0, at)) : lines.subarray(0, at));
 }
 
 /** CRLF, `name` and ": ", encoded. */
@@ -70,4 +73,5 @@ function grow(needed: number): void {
   const larger = Buffer.allocUnsafe(Math.max(needed, lines.length * 2));
   lines.copy(larger, 0, 0, at);
   lines = larger;
+  views = [];
 }

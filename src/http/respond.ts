@@ -15,22 +15,46 @@ function writeHead(ctx: RequestContext, status: number, contentType: string, hea
   writeHeaderLines(ctx.res, contentType, ctx.requestId, headers);
 }
 
+const NO_OPTIONS: { contentType?: string; closeConnection?: boolean } = {};
+
 /** Sends a complete response. Returns false if the client had already gone away. */
 export function send(
   ctx: RequestContext,
   status: number,
   body: string | Uint8Array,
   headers?: Headers,
-  options: { contentType?: string; closeConnection?: boolean } = {},
+  options: { contentType?: string; closeConnection?: boolean } = NO_OPTIONS,
 ): boolean {
   if (ctx.aborted || ctx.finished) return false;
   ctx.finished = true;
-  ctx.res.cork(() => {
-    writeHead(ctx, status, options.contentType ?? JSON_TYPE, headers);
-    if (ctx.method === 'HEAD') ctx.res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-    else ctx.res.end(body, (options.closeConnection ?? false) || ctx.closeConnection);
-  });
+  pending.ctx = ctx;
+  pending.status = status;
+  pending.body = body;
+  pending.headers = headers;
+  pending.contentType = options.contentType ?? JSON_TYPE;
+  pending.closeConnection = (options.closeConnection ?? false) || ctx.closeConnection;
+  try {
+    ctx.res.cork(writeResponse);
+  } finally {
+    pending.ctx = null;
+    pending.body = '';
+    pending.headers = undefined;
+  }
   return true;
+}
+
+// What send() hands to its corked write. uWS runs the write before cork() returns, so one set of
+// fields serves every response, and no closure is made per response.
+const pending: { ctx: RequestContext | null; status: number; body: string | Uint8Array; headers: Headers | undefined; contentType: string; closeConnection: boolean } = {
+  ctx: null, status: 0, body: '', headers: undefined, contentType: JSON_TYPE, closeConnection: false,
+};
+
+function writeResponse(): void {
+  const { ctx, body } = pending;
+  if (ctx === null) return;
+  writeHead(ctx, pending.status, pending.contentType, pending.headers);
+  if (ctx.method === 'HEAD') ctx.res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  else ctx.res.end(body, pending.closeConnection);
 }
 
 export function sendError(ctx: RequestContext, error: ApiError, options: { closeConnection?: boolean } = {}): boolean {
