@@ -7,8 +7,8 @@ import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { RequestTrace } from '../observability/request-trace.ts';
 import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
 import type { RouteChoice } from '../models/route-choice.ts';
-import type { Lease, LimitDecision, Limiter } from '../ratelimit/limiter.ts';
-import { rateLimitError, rateLimitHeaders } from '../ratelimit/rate-limit-headers.ts';
+import type { Lease, LimitDecision, Limiter, RateLimitState } from '../ratelimit/limiter.ts';
+import { rateLimitError } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
 import { estimatePromptTokens, MAX_CHARS_PER_TOKEN } from '../tokens/estimate-tokens.ts';
 import { promptTextLength } from '../tokens/token-pool.ts';
@@ -26,6 +26,8 @@ export interface CompletionServiceDeps {
   readonly usage: UsageRecorder;
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** A request that passed every check and holds a rate-limit lease (a slot and a token reservation). */
 export interface AdmittedCompletion {
   readonly principal: Principal;
@@ -37,8 +39,10 @@ export interface AdmittedCompletion {
   readonly reservedTokens: number;
   readonly lease: Lease;
   readonly maxTokens: number;
-  /** Rate-limit headers (and the served model for a route) for the response. */
-  readonly headers: Record<string, string>;
+  /** What the limiter said, for the response's x-ratelimit-* headers. */
+  readonly rateLimits: RateLimitState;
+  /** More headers for the response: the served model, for a route. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /**
@@ -133,9 +137,8 @@ function admitted(asking: Asking, decision: LimitDecision, lease: Lease, promptT
       message: `This model's context is ${model.contextTokens} tokens; the messages use ${promptTokens}${maxTokens ? ` and max_tokens asks for ${maxTokens}` : ''}.`,
     });
   }
-  const headers = rateLimitHeaders(decision);
-  if (resolved.publicId !== model.id) headers['x-munja-served-model'] = model.id;
-  return { principal, request, resolved, served: model, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), headers };
+  const headers = resolved.publicId === model.id ? NO_HEADERS : { 'x-munja-served-model': model.id };
+  return { principal, request, resolved, served: model, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), rateLimits: decision, headers };
 }
 
 /** A prompt so long by its characters alone that it cannot fit: refused before any tokenizing. */

@@ -68,6 +68,7 @@ function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Princi
 
 function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion): typeof ENDS_LATER {
   ctx.promptTokens = admitted.promptTokens;
+  ctx.rateLimits = admitted.rateLimits;
   const { trace } = ctx;
   trace?.served(admitted.served.id);
   trace?.enter('munja.dispatch');

@@ -5,11 +5,21 @@
 // written into one reused buffer, a response's lines allocate at most the view passed to uWS, which
 // copies the bytes before writeHeader returns. Views of the usual lengths are made once and kept.
 // A header name comes from a small fixed set, so its line start (CRLF, the name, ": ") is encoded once and copied; values are copied byte by byte.
+import type { RateLimitState } from '../ratelimit/limiter.ts';
+import { formatDuration } from '../ratelimit/rate-limit-headers.ts';
 import type { Headers } from './respond.ts';
 import type { HttpResponse } from './uws.ts';
 
 const CONTENT_TYPE = Buffer.from('content-type');
 const REQUEST_ID_START = Buffer.from('\r\nx-request-id: ');
+const LIMIT_REQUESTS = Buffer.from('\r\nx-ratelimit-limit-requests: ');
+const REMAINING_REQUESTS = Buffer.from('\r\nx-ratelimit-remaining-requests: ');
+const RESET_REQUESTS = Buffer.from('\r\nx-ratelimit-reset-requests: ');
+const LIMIT_TOKENS = Buffer.from('\r\nx-ratelimit-limit-tokens: ');
+const REMAINING_TOKENS = Buffer.from('\r\nx-ratelimit-remaining-tokens: ');
+const RESET_TOKENS = Buffer.from('\r\nx-ratelimit-reset-tokens: ');
+/** The longest number or duration written below ("9007199254740991", "2501999h59m59s"), with room. */
+const MAX_VALUE_BYTES = 32;
 const MAX_UTF8_BYTES_PER_UNIT = 3;
 /** Names are the code's own and a few passed on from upstreams; the bound is for safety only. */
 const MAX_CACHED_NAMES = 256;
@@ -21,12 +31,16 @@ let at = 0;
 let views: (Buffer | undefined)[] = [];
 const MAX_KEPT_VIEW = 1024;
 
-/** Writes `content-type`, `x-request-id` and `headers` in one writeHeader call. */
-export function writeHeaderLines(res: HttpResponse, contentType: string, requestId: string, headers: Headers | undefined): void {
+/**
+ * Writes `content-type`, `x-request-id`, the x-ratelimit-* headers of `rateLimits` (as
+ * rateLimitHeaders() spells them, without making their strings) and `headers` in one writeHeader call.
+ */
+export function writeHeaderLines(res: HttpResponse, contentType: string, requestId: string, rateLimits: RateLimitState | null, headers: Headers | undefined): void {
   at = 0;
   put(contentType);
   copy(REQUEST_ID_START);
   put(requestId);
+  if (rateLimits !== null) putRateLimits(rateLimits);
   if (headers !== undefined) {
     for (const name in headers) {
       copy(lineStart(name));
@@ -34,6 +48,68 @@ export function writeHeaderLines(res: HttpResponse, contentType: string, request
     }
   }
   res.writeHeader(CONTENT_TYPE, at < MAX_KEPT_VIEW ? (views[at] ??= lines.subarray(0, at)) : lines.subarray(0, at));
+}
+
+function putRateLimits({ requests, tokens }: RateLimitState): void {
+  copy(LIMIT_REQUESTS);
+  putCount(requests.limit);
+  copy(REMAINING_REQUESTS);
+  putCount(requests.remaining);
+  copy(RESET_REQUESTS);
+  putDuration(requests.resetMs);
+  copy(LIMIT_TOKENS);
+  putCount(tokens.limit);
+  copy(REMAINING_TOKENS);
+  putCount(tokens.remaining);
+  copy(RESET_TOKENS);
+  putDuration(tokens.resetMs);
+}
+
+/** A count as String() writes it: digit by digit when it is a non-negative safe integer (always, in practice). */
+function putCount(value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) return put(String(value));
+  if (at + MAX_VALUE_BYTES > lines.length) grow(at + MAX_VALUE_BYTES);
+  putDigits(value);
+}
+
+/** A duration as formatDuration() writes it ("12ms", "1s", "6m0s", "1h2m3s"). */
+function putDuration(ms: number): void {
+  if (!Number.isFinite(ms)) return put(formatDuration(ms));
+  if (at + MAX_VALUE_BYTES > lines.length) grow(at + MAX_VALUE_BYTES);
+  if (ms < 1000) {
+    putDigits(Math.max(0, Math.ceil(ms)));
+    lines[at++] = 0x6d; // m
+    lines[at++] = 0x73; // s
+    return;
+  }
+  let seconds = Math.ceil(ms / 1000);
+  const hours = Math.floor(seconds / 3600);
+  seconds -= hours * 3600;
+  const minutes = Math.floor(seconds / 60);
+  seconds -= minutes * 60;
+  if (hours > 0) {
+    putDigits(hours);
+    lines[at++] = 0x68; // h
+  }
+  if (hours > 0 || minutes > 0) {
+    putDigits(minutes);
+    lines[at++] = 0x6d; // m
+  }
+  putDigits(seconds);
+  lines[at++] = 0x73; // s
+}
+
+/** A non-negative safe integer's decimal digits; the caller has made room. */
+function putDigits(value: number): void {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  at += digits;
+  let end = at;
+  let rest = value;
+  do {
+    lines[--end] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  } while (rest > 0);
 }
 
 /** CRLF, `name` and ": ", encoded. */

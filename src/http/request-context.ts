@@ -2,6 +2,7 @@
 // the request is aborted, so everything needed later is copied here synchronously.
 import { randomBytes, randomFillSync } from 'node:crypto';
 import type { RequestTrace } from '../observability/request-trace.ts';
+import type { RateLimitState } from '../ratelimit/limiter.ts';
 import type { BodyBudget } from './body-budget.ts';
 import type { BodyReader } from './body-reader.ts';
 import { clientAddress } from './client-address.ts';
@@ -144,6 +145,8 @@ export class RequestContext implements Abortable {
   inFlightSlot = -1;
   /** The request's spans; null while tracing is off (nothing is traced, nothing allocated). */
   trace: RequestTrace | null = null;
+  /** The rate limits that admitted the request: its response carries them as x-ratelimit-* headers. */
+  rateLimits: RateLimitState | null = null;
   readonly #ending: RequestEnding;
   #ended = false;
 

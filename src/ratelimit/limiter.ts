@@ -19,6 +19,12 @@ export interface BucketState {
   readonly resetMs: number;
 }
 
+/** What a response's x-ratelimit-* headers tell (a LimitDecision is one). */
+export interface RateLimitState {
+  readonly requests: BucketState;
+  readonly tokens: BucketState;
+}
+
 export type LimitName = 'key_requests' | 'key_tokens' | 'account_requests' | 'account_tokens' | 'concurrency';
 
 /** An admission: one concurrency slot and a token reservation, both given back by settle(). */

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeHeaderLines } from '../../../src/http/header-lines.ts';
 import type { Headers } from '../../../src/http/respond.ts';
 import { uws } from '../../../src/http/uws.ts';
+import type { RateLimitState } from '../../../src/ratelimit/limiter.ts';
+import { rateLimitHeaders } from '../../../src/ratelimit/rate-limit-headers.ts';
 import { type ListeningApp, listenOnFreePort } from '../../helpers/uws-app.ts';
 
 // Each path answers with its own header set, written the way every response is.
@@ -13,14 +15,24 @@ const HEADER_SETS: Record<string, Headers | undefined> = {
   // Past the reused buffer's first size: it grows, and the lines written before stay.
   '/long': { 'x-first': 'a', 'x-long': 'b'.repeat(10_000), 'x-last': 'c' },
 };
+// Rate-limit states, each answered at /limits/<index>: every spelling of a duration, edges of each.
+const RATE_LIMITS: RateLimitState[] = [
+  { requests: { limit: 60, remaining: 59, resetMs: 1_000 }, tokens: { limit: 100_000, remaining: 99_000, resetMs: 600 } },
+  { requests: { limit: 0, remaining: 0, resetMs: 0 }, tokens: { limit: 1, remaining: 0, resetMs: 0.2 } },
+  { requests: { limit: 2_000_000_000, remaining: 1_999_999_999, resetMs: 999.01 }, tokens: { limit: 9_007_199_254_740_991, remaining: 10, resetMs: 1_000.5 } },
+  { requests: { limit: 5, remaining: 4, resetMs: 59_999 }, tokens: { limit: 5, remaining: 4, resetMs: 60_000 } },
+  { requests: { limit: 5, remaining: 4, resetMs: 3_599_001 }, tokens: { limit: 5, remaining: 4, resetMs: 3_600_000 } },
+  { requests: { limit: 5, remaining: 4, resetMs: 90_061_000 }, tokens: { limit: 5, remaining: 4, resetMs: 86_400_000 * 30 } },
+];
 let listening: ListeningApp;
 
 beforeAll(async () => {
   const app = uws.App();
   app.get('/*', (res, req) => {
-    const headers = HEADER_SETS[req.getUrl()];
+    const path = req.getUrl();
+    const limits = path.startsWith('/limits/') ? RATE_LIMITS[Number(path.slice('/limits/'.length))]! : null;
     res.writeStatus('200 OK');
-    writeHeaderLines(res, 'application/json', 'req_0123', headers);
+    writeHeaderLines(res, 'application/json', 'req_0123', limits, limits === null ? HEADER_SETS[path] : { 'x-after': 'a' });
     res.end('{}');
   });
   listening = await listenOnFreePort(app);
@@ -64,5 +76,17 @@ describe('writeHeaderLines', () => {
 
   it('grows its buffer for a block past its size without losing what came before', async () => {
     expect(await headLines('/long')).toEqual(['content-type: application/json', 'x-request-id: req_0123', 'x-first: a', `x-long: ${'b'.repeat(10_000)}`, 'x-last: c']);
+  });
+
+  it('writes rate limits exactly as rateLimitHeaders() spells them, before the other headers', async () => {
+    for (const [index, limits] of RATE_LIMITS.entries()) {
+      const expected = Object.entries(rateLimitHeaders({ allowed: true, retryAfterMs: 0, limitedBy: null, lease: null, degraded: false, ...limits }));
+      expect(await headLines(`/limits/${index}`)).toEqual([
+        'content-type: application/json',
+        'x-request-id: req_0123',
+        ...expected.map(([name, value]) => `${name}: ${value}`),
+        'x-after: a',
+      ]);
+    }
   });
 });
