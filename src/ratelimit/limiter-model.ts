@@ -7,6 +7,8 @@
 // in order (each exactly as if asked alone), give back what it no longer needs (leased requests and
 // tokens, unused reservations), take a lease of capacity to spend locally while the bucket is far
 // from empty, and set how many concurrency slots it holds.
+// admitOne and release are sync for one request (no lease, nothing else given back), as the memory
+// limiter asks on every request: the same decisions and state, without building arrays and results.
 import type { LimitName } from './limiter.ts';
 import type { LimitPolicy } from './limit-policy.ts';
 import { type Bucket, MINUTE_MS, msUntil, refill } from './token-bucket.ts';
@@ -47,11 +49,15 @@ export interface Capacity {
 
 export const NO_CAPACITY: Capacity = { requests: 0, tokens: 0, slots: 0 };
 
-export interface SyncOp {
+/** The instance whose slot allowance an operation writes. */
+export interface SlotHolder {
   /** The asking instance: its slot allowance is stored under this name. */
   readonly instance: string;
   /** The allowance expires this long after it is written unless written again. */
   readonly slotTtlMs: number;
+}
+
+export interface SyncOp extends SlotHolder {
   /** One entry per request to admit, in order: the tokens each reserves. */
   readonly tokens: readonly number[];
   /** Leased requests given back (≥ 0). */
@@ -94,7 +100,33 @@ export interface Allowance {
   expiresAt: number;
 }
 
+/** admitOne()'s answer: the admission and the levels after it. */
+export class OneAdmission implements Admission {
+  allowed = false;
+  retryAfterMs = 0;
+  limitedBy: LimitName | null = null;
+  readonly key = { requests: 0, tokens: 0 };
+  account: Levels | null = null;
+  readonly #account = { requests: 0, tokens: 0 };
+
+  set(retryAfterMs: number, limitedBy: LimitName | null, key: Scope, account: Scope | null): this {
+    this.allowed = limitedBy === null;
+    this.retryAfterMs = retryAfterMs;
+    this.limitedBy = limitedBy;
+    this.key.requests = key.requests.level;
+    this.key.tokens = key.tokens.level;
+    if (account === null) this.account = null;
+    else {
+      this.#account.requests = account.requests.level;
+      this.#account.tokens = account.tokens.level;
+      this.account = this.#account;
+    }
+    return this;
+  }
+}
+
 const ADMITTED: Admission = { allowed: true, retryAfterMs: 0, limitedBy: null };
+const NOT_LIMITED = -1;
 
 function emptyScope(): Scope {
   return { requests: { level: 0, updatedAt: 0 }, tokens: { level: 0, updatedAt: 0 }, expiresAt: 0 };
@@ -112,41 +144,26 @@ export class LimiterModel {
   readonly #accountCopy = emptyScope();
   /** Per limit (LIMIT_NAMES' order), how long the request being decided would wait. */
   readonly #waits = new Float64Array(LIMIT_NAMES.length);
+  readonly #oneAdmission = new OneAdmission();
 
   sync(ids: ScopeIds, policy: LimitPolicy, op: SyncOp, now: number): SyncResult {
     const cap = policy.concurrency;
-    const key = this.#load(this.#keyCopy, this.keyScopes.get(ids.keyId), policy.key.rpm, policy.key.tpm, now);
-    const account = policy.account && this.#load(this.#accountCopy, this.accountScopes.get(ids.accountId), policy.account.rpm, policy.account.tpm, now);
+    const key = this.#loadKey(ids, policy, now);
+    const account = this.#loadAccount(ids, policy, now);
     let changed = false;
     if (op.refundRequests !== 0 || op.refundTokens !== 0) {
-      give(key, op.refundRequests, op.refundTokens, policy.key.rpm, policy.key.tpm);
-      if (account && policy.account) give(account, op.refundRequests, op.refundTokens, policy.account.rpm, policy.account.tpm);
+      this.#give(key, account, policy, op.refundRequests, op.refundTokens);
       changed = true;
     }
-    const allowances = this.slots.get(ids.keyId);
-    const others = cap > 0 ? othersLive(allowances, op.instance, now) : 0;
+    const others = cap > 0 ? othersLive(this.slots.get(ids.keyId), op.instance, now) : 0;
     let free = cap - others - op.held;
     const admissions: Admission[] = [];
     let admitted = 0;
-    for (const tokens of op.tokens) {
-      // The longest wait denies, the first of equal ones naming the limit (LIMIT_NAMES' order).
-      const waits = this.#waits;
-      waits[0] = msUntil(key.requests.level, 1, policy.key.rpm);
-      waits[1] = msUntil(key.tokens.level, tokens, policy.key.tpm);
-      waits[2] = account && policy.account ? msUntil(account.requests.level, 1, policy.account.rpm) : 0;
-      waits[3] = account && policy.account ? msUntil(account.tokens.level, tokens, policy.account.tpm) : 0;
-      waits[4] = cap > 0 && free < 1 ? CONCURRENCY_RETRY_MS : 0;
-      let retryAfterMs = 0;
-      let limitedBy: LimitName | null = null;
-      for (let index = 0; index < waits.length; index++) {
-        const wait = waits[index] as number;
-        if (wait > retryAfterMs) {
-          retryAfterMs = wait;
-          limitedBy = LIMIT_NAMES[index] ?? null;
-        }
-      }
-      if (retryAfterMs !== 0) {
-        admissions.push({ allowed: false, retryAfterMs, limitedBy });
+    for (let index = 0; index < op.tokens.length; index++) {
+      const tokens = op.tokens[index]!;
+      const limit = this.#limiting(key, account, policy, tokens, free);
+      if (limit !== NOT_LIMITED) {
+        admissions.push({ allowed: false, retryAfterMs: this.#waits[limit]!, limitedBy: LIMIT_NAMES[limit]! });
         continue;
       }
       take(key, 1, tokens);
@@ -169,13 +186,44 @@ export class LimiterModel {
         changed = true;
       }
     }
-    if (changed) {
-      this.#save(this.keyScopes, ids.keyId, key, policy.key.rpm, policy.key.tpm, now);
-      if (account && policy.account) this.#save(this.accountScopes, ids.accountId, account, policy.account.rpm, policy.account.tpm, now);
-    }
+    if (changed) this.#saveScopes(ids, policy, key, account, now);
     const allowance = cap > 0 ? op.held + admitted + granted.slots : 0;
-    if (cap > 0) this.#writeAllowance(ids.keyId, op, allowance, now);
+    if (cap > 0) this.#writeAllowance(ids.keyId, op, op.renew, allowance, now);
     return { admissions, key: levels(key), account: account && levels(account), inFlight: others + allowance, granted, allowance, now };
+  }
+
+  /**
+   * sync() for one request that asks for no lease and gives nothing back, without its arrays and
+   * result objects: the answer is the model's own object, rewritten by the next call (read it at once).
+   */
+  admitOne(ids: ScopeIds, policy: LimitPolicy, holder: SlotHolder, tokens: number, held: number, now: number): OneAdmission {
+    const cap = policy.concurrency;
+    const key = this.#loadKey(ids, policy, now);
+    const account = this.#loadAccount(ids, policy, now);
+    const free = cap > 0 ? cap - othersLive(this.slots.get(ids.keyId), holder.instance, now) - held : 0;
+    const limit = this.#limiting(key, account, policy, tokens, free);
+    const admitted = limit === NOT_LIMITED;
+    if (admitted) {
+      take(key, 1, tokens);
+      if (account) take(account, 1, tokens);
+      this.#saveScopes(ids, policy, key, account, now);
+    }
+    if (cap > 0) this.#writeAllowance(ids.keyId, holder, false, admitted ? held + 1 : held, now);
+    return this.#oneAdmission.set(admitted ? 0 : this.#waits[limit]!, admitted ? null : LIMIT_NAMES[limit]!, key, account);
+  }
+
+  /**
+   * sync() for one settled request: gives back `refundTokens` (negative: charges) and sets the
+   * instance's allowance to `held` slots. Nothing to admit, nothing to answer.
+   */
+  release(ids: ScopeIds, policy: LimitPolicy, holder: SlotHolder, refundTokens: number, held: number, now: number): void {
+    if (refundTokens !== 0) {
+      const key = this.#loadKey(ids, policy, now);
+      const account = this.#loadAccount(ids, policy, now);
+      this.#give(key, account, policy, 0, refundTokens);
+      this.#saveScopes(ids, policy, key, account, now);
+    }
+    if (policy.concurrency > 0) this.#writeAllowance(ids.keyId, holder, false, held, now);
   }
 
   /** Stores levels seen elsewhere (at `at`) for scopes that have none of their own: the local share's start. */
@@ -208,24 +256,67 @@ export class LimiterModel {
   }
 
   /** Writes the allowance when its count changes or a renewal asks; expired ones go with any write. */
-  #writeAllowance(keyId: string, op: SyncOp, allowance: number, now: number): void {
+  #writeAllowance(keyId: string, holder: SlotHolder, renew: boolean, allowance: number, now: number): void {
     const allowances = this.slots.get(keyId);
-    const stored = allowances?.get(op.instance);
+    const stored = allowances?.get(holder.instance);
     const storedCount = stored !== undefined && stored.expiresAt > now ? stored.count : 0;
-    if (allowance === storedCount && !(op.renew && allowance > 0)) return;
+    if (allowance === storedCount && !(renew && allowance > 0)) return;
     const written = allowances ?? new Map<string, Allowance>();
-    if (!onlyMine(written, op.instance)) {
+    if (!onlyMine(written, holder.instance)) {
       for (const instance of written.keys()) if (written.get(instance)!.expiresAt <= now) written.delete(instance);
     }
-    const mine = written.get(op.instance);
-    if (allowance <= 0) written.delete(op.instance);
-    else if (mine === undefined) written.set(op.instance, { count: allowance, expiresAt: now + op.slotTtlMs });
+    const mine = written.get(holder.instance);
+    if (allowance <= 0) written.delete(holder.instance);
+    else if (mine === undefined) written.set(holder.instance, { count: allowance, expiresAt: now + holder.slotTtlMs });
     else {
       mine.count = allowance;
-      mine.expiresAt = now + op.slotTtlMs;
+      mine.expiresAt = now + holder.slotTtlMs;
     }
     if (written.size === 0) this.slots.delete(keyId);
     else this.slots.set(keyId, written);
+  }
+
+  #loadKey(ids: ScopeIds, policy: LimitPolicy, now: number): Scope {
+    return this.#load(this.#keyCopy, this.keyScopes.get(ids.keyId), policy.key.rpm, policy.key.tpm, now);
+  }
+
+  /** The account's scope, or null when the policy has no account limits. */
+  #loadAccount(ids: ScopeIds, policy: LimitPolicy, now: number): Scope | null {
+    const limits = policy.account;
+    return limits && this.#load(this.#accountCopy, this.accountScopes.get(ids.accountId), limits.rpm, limits.tpm, now);
+  }
+
+  #give(key: Scope, account: Scope | null, policy: LimitPolicy, requests: number, tokens: number): void {
+    give(key, requests, tokens, policy.key.rpm, policy.key.tpm);
+    if (account && policy.account) give(account, requests, tokens, policy.account.rpm, policy.account.tpm);
+  }
+
+  #saveScopes(ids: ScopeIds, policy: LimitPolicy, key: Scope, account: Scope | null, now: number): void {
+    this.#save(this.keyScopes, ids.keyId, key, policy.key.rpm, policy.key.tpm, now);
+    if (account && policy.account) this.#save(this.accountScopes, ids.accountId, account, policy.account.rpm, policy.account.tpm, now);
+  }
+
+  /**
+   * The limit that denies a request of `tokens` (LIMIT_NAMES' index; its wait is in #waits), or
+   * NOT_LIMITED. The longest wait denies, the first of equal ones naming the limit.
+   */
+  #limiting(key: Scope, account: Scope | null, policy: LimitPolicy, tokens: number, free: number): number {
+    const waits = this.#waits;
+    waits[0] = msUntil(key.requests.level, 1, policy.key.rpm);
+    waits[1] = msUntil(key.tokens.level, tokens, policy.key.tpm);
+    waits[2] = account && policy.account ? msUntil(account.requests.level, 1, policy.account.rpm) : 0;
+    waits[3] = account && policy.account ? msUntil(account.tokens.level, tokens, policy.account.tpm) : 0;
+    waits[4] = policy.concurrency > 0 && free < 1 ? CONCURRENCY_RETRY_MS : 0;
+    let longest = 0;
+    let limit = NOT_LIMITED;
+    for (let index = 0; index < waits.length; index++) {
+      const wait = waits[index]!;
+      if (wait > longest) {
+        longest = wait;
+        limit = index;
+      }
+    }
+    return limit;
   }
 
   /** `stored` (a missing one is full) refilled to `now` into `copy`. Expiry is sweep()'s business. */

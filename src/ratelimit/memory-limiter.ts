@@ -4,7 +4,7 @@ import type { LimitsConfig } from '../config/config-types.ts';
 import type { LimitDecision, LimitSubject, Lease, Limiter } from './limiter.ts';
 import { toLimitDecision } from './limit-decision.ts';
 import { type LimitPolicy, type PolicyResolver, policyResolver } from './limit-policy.ts';
-import { type Levels, LimiterModel, NO_CAPACITY, type SyncOp } from './limiter-model.ts';
+import { type Levels, LimiterModel, type SlotHolder } from './limiter-model.ts';
 
 export interface MemoryLimiterOptions {
   readonly now?: () => number;
@@ -31,7 +31,6 @@ class HeldLease implements Lease {
 export const DEFAULT_MAX_HOLD_MS = 30 * 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
 const INSTANCE = 'local';
-const NO_TOKENS: readonly number[] = Object.freeze([]);
 /** Every memory lease's id: the memory limiter knows its leases by identity, and no other limiter's lease has it. */
 const LEASE_ID = 'memory';
 const SETTLED = Promise.resolve();
@@ -45,15 +44,13 @@ export class MemoryLimiter implements Limiter {
   readonly #now: () => number;
   readonly #maxHoldMs: number;
   readonly #sweeper: NodeJS.Timeout;
-  // The operation handed to the model, rewritten for each (the model keeps none of it).
-  readonly #oneRequest = [0];
-  readonly #operation: { -readonly [K in keyof SyncOp]: SyncOp[K] };
+  readonly #holder: SlotHolder;
 
   constructor(settings: LimitsConfig, options: MemoryLimiterOptions = {}) {
     this.#policyFor = policyResolver(settings);
     this.#now = options.now ?? monotonicNow;
     this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
-    this.#operation = { instance: INSTANCE, slotTtlMs: this.#maxHoldMs, tokens: NO_TOKENS, refundRequests: 0, refundTokens: 0, want: NO_CAPACITY, fleet: 1, held: 0, renew: false };
+    this.#holder = { instance: INSTANCE, slotTtlMs: this.#maxHoldMs };
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(SWEEP_INTERVAL_MS, this.#maxHoldMs / 2)).unref();
   }
 
@@ -69,16 +66,14 @@ export class MemoryLimiter implements Limiter {
   acquireWith(subject: LimitSubject, policy: LimitPolicy, tokens: number, degraded: boolean): LimitDecision {
     const now = this.#now();
     const held = this.#inFlight.get(subject.keyId) ?? 0;
-    this.#oneRequest[0] = tokens;
-    const result = this.#model.sync(subject, policy, this.#op(this.#oneRequest, 0, held), now);
-    const admission = result.admissions[0]!;
+    const admission = this.#model.admitOne(subject, policy, this.#holder, tokens, held, now);
     let lease: HeldLease | null = null;
     if (admission.allowed) {
       lease = new HeldLease(subject, policy, tokens, now);
       this.#held.add(lease);
       this.#inFlight.set(subject.keyId, held + 1);
     }
-    return toLimitDecision(admission, result.key, result.account, policy, lease, degraded);
+    return toLimitDecision(admission, admission.key, admission.account, policy, lease, degraded);
   }
 
   /** Sets a key's (and its account's) bucket levels, as last seen elsewhere, unless it has its own. */
@@ -90,7 +85,7 @@ export class MemoryLimiter implements Limiter {
   settle(lease: Lease, usedTokens: number): Promise<void> {
     if (!(lease instanceof HeldLease) || !this.#held.delete(lease)) return SETTLED;
     const inFlight = this.#release(lease.subject.keyId);
-    this.#model.sync(lease.subject, lease.policy, this.#op(NO_TOKENS, lease.reservedTokens - usedTokens, inFlight), this.#now());
+    this.#model.release(lease.subject, lease.policy, this.#holder, lease.reservedTokens - usedTokens, inFlight, this.#now());
     return SETTLED;
   }
 
@@ -99,14 +94,6 @@ export class MemoryLimiter implements Limiter {
     this.#model.clear();
     this.#held.clear();
     this.#inFlight.clear();
-  }
-
-  #op(tokens: readonly number[], refundTokens: number, held: number): SyncOp {
-    const operation = this.#operation;
-    operation.tokens = tokens;
-    operation.refundTokens = refundTokens;
-    operation.held = held;
-    return operation;
   }
 
   #release(keyId: string): number {
@@ -123,7 +110,7 @@ export class MemoryLimiter implements Limiter {
       if (held.acquiredAt + this.#maxHoldMs > now) continue;
       this.#held.delete(held);
       const inFlight = this.#release(held.subject.keyId);
-      this.#model.sync(held.subject, held.policy, this.#op(NO_TOKENS, 0, inFlight), now);
+      this.#model.release(held.subject, held.policy, this.#holder, 0, inFlight, now);
     }
   }
 }
