@@ -10,18 +10,22 @@ export function toLimitDecision(admission: Admission, key: Levels, account: Leve
     allowed: admission.allowed,
     retryAfterMs: admission.retryAfterMs,
     limitedBy: admission.limitedBy && { name: admission.limitedBy, limit: limitOf(admission.limitedBy, policy) },
-    requests: tighter(bucketState(key.requests, policy.key.rpm), account && limits && bucketState(account.requests, limits.rpm)),
-    tokens: tighter(bucketState(key.tokens, policy.key.tpm), account && limits && bucketState(account.tokens, limits.tpm)),
+    requests: account && limits ? tighter(key.requests, policy.key.rpm, account.requests, limits.rpm) : bucketState(key.requests, policy.key.rpm),
+    tokens: account && limits ? tighter(key.tokens, policy.key.tpm, account.tokens, limits.tpm) : bucketState(key.tokens, policy.key.tpm),
     lease,
     degraded,
   };
 }
 
 export function bucketState(level: number, capacity: number): BucketState {
-  return { limit: capacity, remaining: Math.max(0, Math.floor(level)), resetMs: msUntil(level, capacity, capacity) };
+  return { limit: capacity, remaining: remaining(level), resetMs: msUntil(level, capacity, capacity) };
 }
 
-/** The bucket that runs out first; the key's on a tie. */
-function tighter(key: BucketState, account: BucketState | null): BucketState {
-  return account !== null && account.remaining < key.remaining ? account : key;
+/** The state of the bucket that runs out first, the key's or the account's; the key's on a tie. */
+function tighter(keyLevel: number, keyCapacity: number, accountLevel: number, accountCapacity: number): BucketState {
+  return remaining(accountLevel) < remaining(keyLevel) ? bucketState(accountLevel, accountCapacity) : bucketState(keyLevel, keyCapacity);
+}
+
+function remaining(level: number): number {
+  return Math.max(0, Math.floor(level));
 }
