@@ -17,12 +17,17 @@ export type PolicyResolver = (subject: LimitSubject) => LimitPolicy;
 export function policyResolver(settings: LimitsConfig): PolicyResolver {
   const failClosed = new Set(settings.failClosed);
   const allFailClosed = settings.failMode === 'closed';
-  return (subject) => ({
-    key: subject.limits,
-    account: settings.account,
-    concurrency: settings.concurrency,
-    failClosed: allFailClosed || failClosed.has(subject.keyId) || failClosed.has(subject.accountId),
-  });
+  // A key's limits are one object while its principal is cached: its policy is made once for them.
+  const policies = new WeakMap<RateLimits, LimitPolicy>();
+  return (subject) => {
+    const closed = allFailClosed || failClosed.has(subject.keyId) || failClosed.has(subject.accountId);
+    let policy = policies.get(subject.limits);
+    if (policy === undefined || policy.failClosed !== closed) {
+      policy = { key: subject.limits, account: settings.account, concurrency: settings.concurrency, failClosed: closed };
+      policies.set(subject.limits, policy);
+    }
+    return policy;
+  };
 }
 
 export function limitOf(name: LimitName, policy: LimitPolicy): number {

@@ -78,4 +78,14 @@ describe('fail-closed resolution', () => {
     expect(open({ ...who(1, 1), accountId: 'acct_c' }).failClosed).toBe(true);
     expect(policyResolver({ ...DEFAULT_LIMITS, failMode: 'closed' })(who(1, 1)).failClosed).toBe(true);
   });
+
+  it('makes a policy once per limits object, and anew when the same limits come with another failure mode', () => {
+    const resolve = policyResolver({ ...DEFAULT_LIMITS, failClosed: ['key_b'] });
+    const subject = who(5, 50);
+    const policy = resolve(subject);
+    expect(resolve(subject)).toBe(policy);
+    expect(resolve({ ...subject, keyId: 'key_b' }).failClosed).toBe(true);
+    expect(resolve(subject)).toEqual(policy);
+    expect(resolve(who(5, 50))).not.toBe(policy);
+  });
 });
