@@ -52,6 +52,8 @@ export class KeyLease {
   lastSyncAt = -Infinity;
   tokensPerRequest = 0;
   touchedAt = 0;
+  readonly #shownKey = { requests: 0, tokens: 0 };
+  readonly #shownAccount = { requests: 0, tokens: 0 };
 
   constructor(ids: ScopeIds, policy: LimitPolicy) {
     this.ids = ids;
@@ -110,11 +112,25 @@ export class KeyLease {
       && this.queue.length === 0 && !this.owes() && this.deniedUntil <= now;
   }
 
-  /** What the headers show: the shared level last seen plus what this instance holds unspent. */
-  levels(): { key: Levels; account: Levels | null } {
+  /**
+   * What the headers show of the key's buckets: the level last seen plus what this instance holds
+   * unspent. The key lease's own object, rewritten by the next call: read it at once.
+   */
+  shownKey(): Levels {
     const last = this.last;
-    const key = { requests: (last?.key.requests ?? this.policy.key.rpm) + this.requests, tokens: (last?.key.tokens ?? this.policy.key.tpm) + this.tokens };
-    const account = last?.account ? { requests: last.account.requests + this.requests, tokens: last.account.tokens + this.tokens } : null;
-    return { key, account };
+    const shown = this.#shownKey;
+    shown.requests = (last?.key.requests ?? this.policy.key.rpm) + this.requests;
+    shown.tokens = (last?.key.tokens ?? this.policy.key.tpm) + this.tokens;
+    return shown;
+  }
+
+  /** shownKey() for the account's buckets; null before Redis has reported them. */
+  shownAccount(): Levels | null {
+    const account = this.last?.account;
+    if (!account) return null;
+    const shown = this.#shownAccount;
+    shown.requests = account.requests + this.requests;
+    shown.tokens = account.tokens + this.tokens;
+    return shown;
   }
 }

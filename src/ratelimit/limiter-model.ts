@@ -125,7 +125,7 @@ export class OneAdmission implements Admission {
   }
 }
 
-const ADMITTED: Admission = { allowed: true, retryAfterMs: 0, limitedBy: null };
+export const ADMITTED: Admission = { allowed: true, retryAfterMs: 0, limitedBy: null };
 const NOT_LIMITED = -1;
 
 function emptyScope(): Scope {

@@ -19,7 +19,7 @@ import { KeyLease, type Waiter } from './key-lease.ts';
 import type { LimitDecision, LimitSubject, Lease, Limiter } from './limiter.ts';
 import { toLimitDecision } from './limit-decision.ts';
 import { type LimitPolicy, type PolicyResolver, policyResolver } from './limit-policy.ts';
-import { type SyncOp, type SyncResult } from './limiter-model.ts';
+import { ADMITTED, type SyncOp, type SyncResult } from './limiter-model.ts';
 import { LocalShareLimiter } from './local-share-limiter.ts';
 import { DEFAULT_MAX_HOLD_MS } from './memory-limiter.ts';
 import { limiterUnavailableError } from './rate-limit-headers.ts';
@@ -43,10 +43,18 @@ export interface LimiterMetrics {
   readonly failedClosed: number;
 }
 
-interface Held {
+/** A lease and what settling it needs, held by identity (no id to make and hash). */
+class HeldLease implements Lease {
+  readonly id = LEASE_ID;
   readonly state: KeyLease;
   readonly reservedTokens: number;
   readonly acquiredAt: number;
+
+  constructor(state: KeyLease, reservedTokens: number, acquiredAt: number) {
+    this.state = state;
+    this.reservedTokens = reservedTokens;
+    this.acquiredAt = acquiredAt;
+  }
 }
 
 interface Call {
@@ -64,6 +72,9 @@ const FORGET_AFTER_MS = 10_000;
 /** Requests of one key per call at most. */
 const MAX_WAITERS_PER_CALL = 256;
 const COUNTED_DENIALS = new Set(['key_requests', 'account_requests']);
+/** Every Redis lease's id: leases are known by identity, and no other limiter's lease has it. */
+const LEASE_ID = 'redis';
+const SETTLED = Promise.resolve();
 
 export class RedisLimiter implements Limiter {
   readonly #client: RedisClient;
@@ -74,7 +85,7 @@ export class RedisLimiter implements Limiter {
   readonly #policyFor: PolicyResolver;
   readonly #expectedInstances: number | null;
   readonly #keys = new Map<string, KeyLease>();
-  readonly #held = new Map<string, Held>();
+  readonly #held = new Set<HeldLease>();
   readonly #calls = new Set<Call>();
   readonly #due = new Set<KeyLease>();
   readonly #leaseMs: number;
@@ -84,7 +95,6 @@ export class RedisLimiter implements Limiter {
   readonly #instance = randomBytes(9).toString('base64url');
   #flushScheduled = false;
   #enforcing = false;
-  #nextId = 0;
   #localDecisions = 0;
   #failedClosed = 0;
 
@@ -155,11 +165,11 @@ export class RedisLimiter implements Limiter {
     return null;
   }
 
-  async settle(lease: Lease, usedTokens: number): Promise<void> {
-    const held = this.#held.get(lease.id);
-    if (held === undefined) return this.#local.settle(lease, usedTokens);
-    this.#held.delete(lease.id);
-    held.state.release(held.reservedTokens - usedTokens, performance.now());
+  /** Synchronous for a lease of this limiter's: the promise is already resolved. */
+  settle(lease: Lease, usedTokens: number): Promise<void> {
+    if (!(lease instanceof HeldLease)) return this.#local.settle(lease, usedTokens);
+    if (this.#held.delete(lease)) lease.state.release(lease.reservedTokens - usedTokens, performance.now());
+    return SETTLED;
   }
 
   async close(): Promise<void> {
@@ -191,14 +201,13 @@ export class RedisLimiter implements Limiter {
   #admitFromLease(state: KeyLease, tokens: number, now: number): LimitDecision {
     state.spend(tokens);
     const lease = this.#hold(state, tokens, now);
-    const { key, account } = state.levels();
-    return toLimitDecision({ allowed: true, retryAfterMs: 0, limitedBy: null }, key, account, state.policy, lease, false);
+    return toLimitDecision(ADMITTED, state.shownKey(), state.shownAccount(), state.policy, lease, false);
   }
 
   #hold(state: KeyLease, tokens: number, now: number): Lease {
-    const id = `${this.#instance}.${++this.#nextId}`;
-    this.#held.set(id, { state, reservedTokens: tokens, acquiredAt: now });
-    return { id, reservedTokens: tokens };
+    const lease = new HeldLease(state, tokens, now);
+    this.#held.add(lease);
+    return lease;
   }
 
   #schedule(state: KeyLease): void {
@@ -291,8 +300,7 @@ export class RedisLimiter implements Limiter {
       }
       state.inFlight += 1;
       const lease = this.#hold(state, waiter.tokens, now);
-      const { key, account } = state.levels();
-      waiter.resolve(toLimitDecision(admission, key, account, state.policy, lease, false));
+      waiter.resolve(toLimitDecision(admission, state.shownKey(), state.shownAccount(), state.policy, lease, false));
     }
     if (call.abandoned) state.allowance = Math.max(state.inFlight, op.held);
     if (waiters.length > 0) state.adapt(allAdmitted, now);
@@ -338,9 +346,9 @@ export class RedisLimiter implements Limiter {
       this.#enforcing = true;
       setImmediate(this.#enforceCeiling);
     }
-    for (const [id, held] of this.#held) {
+    for (const held of this.#held) {
       if (now - held.acquiredAt < this.#maxHoldMs) continue;
-      this.#held.delete(id);
+      this.#held.delete(held);
       held.state.release(0, now);
     }
     const reachable = this.#client.status === 'ready';

@@ -54,6 +54,17 @@ describe('RedisLimiter on one shared Redis', () => {
     }
   });
 
+  it('settles a lease only on the instance that granted it', async () => {
+    const [granting, other] = await fleet(2, { settings: { concurrency: 1 } });
+    const who = subject({ rpm: 100, tpm: 1_000_000 });
+    const decision = await granting!.acquire(who, 10);
+    expect(decision.allowed).toBe(true);
+    await other!.settle(decision.lease!, 0);
+    expect(await granting!.acquire(who, 10)).toMatchObject({ allowed: false, limitedBy: { name: 'concurrency' } });
+    await granting!.settle(decision.lease!, 0);
+    expect((await granting!.acquire(who, 10)).allowed).toBe(true);
+  });
+
   const scriptCalls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
 
   it('spends leases locally: 1,000 requests one after the other on a busy key take a few dozen calls, none beyond the limit', async () => {
