@@ -44,12 +44,14 @@ export class UpstreamHealth {
   pick(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null = null, random: () => number = Math.random): UpstreamConfig | null {
     const now = this.#now();
     // Counted rather than collected: most models have one upstream, and a list per request was garbage.
+    // Indexed loops: a for-of here allocated an iterator and its results on every request.
     let healthy = 0;
     let totalWeight = 0;
     let lastHealthy: UpstreamConfig | null = null;
     let probe: UpstreamConfig | null = null;
     let backingOff: UpstreamConfig | null = null;
-    for (const upstream of upstreams) {
+    for (let i = 0; i < upstreams.length; i++) {
+      const upstream = upstreams[i]!;
       if (upstream === exclude) continue;
       const state = this.#states.get(upstream);
       if (state === undefined || serving(state, now)) {
@@ -66,7 +68,8 @@ export class UpstreamHealth {
 
   /** The healthy upstream (other than `exclude`) at `point` of their weights laid end to end. */
   #byWeight(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null, now: number, point: number): UpstreamConfig | null {
-    for (const upstream of upstreams) {
+    for (let i = 0; i < upstreams.length; i++) {
+      const upstream = upstreams[i]!;
       if (upstream === exclude) continue;
       const state = this.#states.get(upstream);
       if (state !== undefined && !serving(state, now)) continue;
