@@ -50,6 +50,7 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
 
 const NO_PARTS: Uint8Array[] = [];
+const NO_BYTES = Buffer.alloc(0);
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 class ClientClosed extends Error {
@@ -79,7 +80,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #mode: Mode = 'waiting';
   #status = 0;
   #retryAfter: string | undefined;
-  #chunks: Buffer[] = [];
+  // The body read whole: its first chunk alone (a JSON answer is mostly one), every chunk once
+  // there are more.
+  #firstChunk: Buffer | null = null;
+  #chunks: Buffer[] | null = null;
   #bytes = 0;
   #writer: SseWriter | null = null;
   #splitter: SseEventSplitter | null = null;
@@ -151,7 +155,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       if (this.#mode === 'json') return controller.abort(new Error('upstream response too large'));
       return; // the start of an error body is enough for its message
     }
-    this.#chunks.push(chunk);
+    if (this.#firstChunk === null) this.#firstChunk = chunk;
+    else if (this.#chunks === null) this.#chunks = [this.#firstChunk, chunk];
+    else this.#chunks.push(chunk);
   }
 
   // undici hands over the body one HTTP chunk at a time, and an SSE server sends each event as a
@@ -226,7 +232,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   #finishJson(): void {
-    const bytes = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
+    const bytes = this.#receivedBytes();
     // Bytes in, bytes out: the completion is checked and read in one pass, not parsed and serialised.
     const facts = this.#call.asBytes && this.span === null ? scanCompletion(bytes) : null;
     if (facts !== null) {
@@ -265,7 +271,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   #text(): string {
-    return Buffer.concat(this.#chunks).toString('utf8');
+    return this.#receivedBytes().toString('utf8');
+  }
+
+  #receivedBytes(): Buffer {
+    return this.#chunks !== null ? Buffer.concat(this.#chunks) : this.#firstChunk ?? NO_BYTES;
   }
 }
 

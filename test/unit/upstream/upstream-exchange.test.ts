@@ -1,0 +1,85 @@
+import type { Dispatcher } from 'undici';
+import { describe, expect, it } from 'vitest';
+import type { UpstreamConfig } from '../../../src/config/config-types.ts';
+import type { Abortable } from '../../../src/http/request-context.ts';
+import { startExchange, type UpstreamOutcome } from '../../../src/upstream/upstream-exchange.ts';
+import type { UpstreamAttemptError } from '../../../src/upstream/upstream-errors.ts';
+import type { ChatRequestBody } from '../../../src/validation/chat-request.ts';
+
+const upstream: UpstreamConfig = {
+  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions',
+  model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
+};
+
+const controller = { pause() {}, resume() {}, abort() {}, rawHeaders: null } as unknown as Dispatcher.DispatchController;
+
+/** A JSON completion exchange whose dispatcher keeps the handler; `ended` settles with its outcome or failure. */
+function jsonExchange(asBytes: boolean) {
+  let handler!: Dispatcher.DispatchHandler;
+  const client: Abortable = { requestId: 'req-1', aborted: false, onAbort: null };
+  const ended = new Promise<UpstreamOutcome>((resolve, reject: (error: UpstreamAttemptError) => void) => startExchange({
+    client,
+    streamTo: null,
+    dispatcher: { dispatch: (_options: unknown, given: Dispatcher.DispatchHandler) => { handler = given; return true; } } as unknown as Dispatcher,
+    upstream,
+    publicModel: 'fast',
+    body: { model: 'fast', messages: [] } as unknown as ChatRequestBody,
+    includeUsage: false,
+    timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000 },
+    headers: {},
+    asBytes,
+  }, { succeeded: resolve, failed: reject }));
+  handler.onRequestStart!(controller, {});
+  /** The response: its status, then its body in the pieces given. */
+  const answer = (status: number, pieces: readonly string[]) => {
+    handler.onResponseStart!(controller, status, { 'content-type': 'application/json' }, '');
+    for (const piece of pieces) handler.onResponseData!(controller, Buffer.from(piece));
+    handler.onResponseEnd!(controller, {});
+  };
+  return { ended, answer };
+}
+
+const completion = JSON.stringify({
+  id: 'c', object: 'chat.completion', model: 'up/model',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+});
+
+/** `text` cut into `count` pieces of about equal length. */
+function pieces(text: string, count: number): string[] {
+  const size = Math.ceil(text.length / count);
+  return Array.from({ length: count }, (_, index) => text.slice(index * size, (index + 1) * size));
+}
+
+describe('a JSON completion from an upstream', () => {
+  it.each([1, 2, 5])('is read whole from %i body chunks, as bytes', async (count) => {
+    const { ended, answer } = jsonExchange(true);
+    answer(200, pieces(completion, count));
+    const outcome = await ended;
+    expect(outcome.promptTokens).toBe(3);
+    expect(outcome.completionTokens).toBe(1);
+    expect(JSON.parse(Buffer.from(outcome.bytes!).toString()).model).toBe('fast');
+  });
+
+  it.each([1, 3])('is read whole from %i body chunks, parsed', async (count) => {
+    const { ended, answer } = jsonExchange(false);
+    answer(200, pieces(completion, count));
+    const outcome = await ended;
+    expect(outcome.body?.model).toBe('fast');
+    expect(outcome.completionTokens).toBe(1);
+  });
+
+  it('without a body is an invalid response', async () => {
+    const { ended, answer } = jsonExchange(true);
+    answer(200, []);
+    await expect(ended).rejects.toMatchObject({ apiError: { code: 'upstream_error', message: 'The model server sent an invalid response.' } });
+  });
+
+  it.each([1, 4])("that fails carries the upstream's message read from %i body chunks", async (count) => {
+    const { ended, answer } = jsonExchange(true);
+    answer(400, pieces(JSON.stringify({ error: { message: 'messages must not be empty' } }), count));
+    await expect(ended).rejects.toMatchObject({
+      apiError: { code: 'upstream_bad_request', message: 'The model server rejected the request: messages must not be empty' },
+    });
+  });
+});
