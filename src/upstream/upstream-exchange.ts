@@ -68,7 +68,11 @@ export function startExchange(call: UpstreamCall, listener: ExchangeListener): v
   const exchange = new UpstreamExchange(call, listener);
   const options = buildUpstreamRequest(call);
   const trace = call.client.trace;
-  if (trace != null) exchange.span = trace.upstream(call.upstream, call.streamTo !== null, options.headers as Record<string, string>);
+  if (trace != null) {
+    const propagated: Record<string, string> = {};
+    exchange.span = trace.upstream(call.upstream, call.streamTo !== null, propagated);
+    for (const [name, value] of Object.entries(propagated)) options.headers.push(name, value);
+  }
   call.dispatcher.dispatch(options, exchange);
 }
 
