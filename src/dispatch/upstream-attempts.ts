@@ -37,17 +37,11 @@ export function sendToUpstreams(deps: UpstreamDispatchDeps, completion: Completi
  * to its end.
  */
 class UpstreamAttempts implements UpstreamCall, ExchangeListener {
-  readonly client: Abortable;
-  readonly streamTo: RequestContext | null;
-  readonly publicModel: string;
-  readonly body: ChatRequestBody;
-  readonly includeUsage: boolean;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly asBytes: boolean;
-  readonly timeouts: UpstreamTimeouts;
   // Set by start() for each attempt, before the exchange reads them.
   upstream!: UpstreamConfig;
   dispatcher!: Dispatcher;
+  // What the call passes on is read from the completion, not copied: fewer fields per request.
+  readonly #completion: Completion;
   readonly #deps: UpstreamDispatchDeps;
   readonly #upstreams: readonly UpstreamConfig[];
   readonly #listener: OutcomeListener;
@@ -56,17 +50,42 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   #attempting = false;
 
   constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], listener: OutcomeListener) {
-    this.client = completion.client;
-    this.streamTo = completion.streamTo;
-    this.publicModel = completion.publicModel;
-    this.body = completion.request.body;
-    this.includeUsage = completion.request.includeUsage;
-    this.headers = completion.headers;
-    this.asBytes = completion.asBytes;
-    this.timeouts = deps.timeouts;
+    this.#completion = completion;
     this.#deps = deps;
     this.#upstreams = upstreams;
     this.#listener = listener;
+  }
+
+  get client(): Abortable {
+    return this.#completion.client;
+  }
+
+  get streamTo(): RequestContext | null {
+    return this.#completion.streamTo;
+  }
+
+  get publicModel(): string {
+    return this.#completion.publicModel;
+  }
+
+  get body(): ChatRequestBody {
+    return this.#completion.request.body;
+  }
+
+  get includeUsage(): boolean {
+    return this.#completion.request.includeUsage;
+  }
+
+  get headers(): Readonly<Record<string, string>> {
+    return this.#completion.headers;
+  }
+
+  get asBytes(): boolean {
+    return this.#completion.asBytes;
+  }
+
+  get timeouts(): UpstreamTimeouts {
+    return this.#deps.timeouts;
   }
 
   start(upstream: UpstreamConfig): void {
