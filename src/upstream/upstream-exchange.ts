@@ -6,11 +6,11 @@ import type { UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { UpstreamSpan } from '../observability/upstream-span.ts';
-import { DONE_FRAME, errorEvents, SseWriter } from '../streaming/sse-writer.ts';
+import { DONE_FRAME, errorEvents } from '../streaming/sse-writer.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
 import { scanCompletion, withModel } from './completion-scan.ts';
-import { SseEventSplitter } from './sse-event-splitter.ts';
 import { StreamEventFilter } from './stream-event-filter.ts';
+import { StreamRelay } from './stream-relay.ts';
 import { isTimeout, statusFailure, transportError, transportFailure, UpstreamAttemptError } from './upstream-errors.ts';
 import { buildUpstreamRequest } from './upstream-request.ts';
 
@@ -49,7 +49,6 @@ export interface UpstreamOutcome {
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
 
-const NO_PARTS: Uint8Array[] = [];
 const NO_BYTES = Buffer.alloc(0);
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -89,16 +88,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #firstChunk: Buffer | null = null;
   #chunks: Buffer[] | null = null;
   #bytes = 0;
-  #writer: SseWriter | null = null;
-  #splitter: SseEventSplitter | null = null;
-  #filter: StreamEventFilter | null = null;
-  // For a stream only (a JSON completion never needs them): what one upstream read gives the
-  // client, emptied after each write, and the callbacks that fill and write it.
-  #parts: Uint8Array[] = NO_PARTS;
-  #onEvent: ((event: Buffer) => void) | null = null;
-  #flush: (() => void) | null = null;
-  #controller: Dispatcher.DispatchController | null = null;
-  #flushQueued = false;
+  #stream: StreamRelay | null = null;
   #passHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   /** This attempt's span when the request is traced and sampled. */
   span: UpstreamSpan | null = null;
@@ -115,7 +105,6 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
-    this.#controller = controller;
     // undici keeps the raw header buffers on the controller for the whole response; what is needed
     // is in `headers`, and a long stream would hold a dozen small buffers for nothing.
     controller.rawHeaders = null;
@@ -126,33 +115,27 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       this.#retryAfter = single(headers['retry-after']);
       return;
     }
-    if (this.#call.streamTo === null) {
+    const call = this.#call;
+    if (call.streamTo === null) {
       this.#mode = 'json';
       this.#passHeaders = passThrough(headers);
       return;
     }
-    const clientHeaders = { ...this.#call.headers, ...passThrough(headers) };
+    const clientHeaders = { ...call.headers, ...passThrough(headers) };
     if (!single(headers['content-type'])?.startsWith('text/event-stream')) {
       this.#mode = 'error';
       return controller.abort(new Error('the upstream answered a stream request without an event stream'));
     }
     this.#mode = 'stream';
-    const parts: Uint8Array[] = [];
-    this.#parts = parts;
-    this.#onEvent = (event) => this.#filter!.filter(event, parts);
-    this.#flush = () => this.#writeParts();
-    this.#splitter = new SseEventSplitter();
-    this.#filter = new StreamEventFilter({
-      upstreamModel: this.#call.upstream.model,
-      publicModel: this.#call.publicModel,
-      forwardUsage: this.#call.includeUsage,
-    });
-    this.#writer = new SseWriter(this.#call.streamTo);
-    this.#writer.open(clientHeaders);
+    const filter = new StreamEventFilter({ upstreamModel: call.upstream.model, publicModel: call.publicModel, forwardUsage: call.includeUsage });
+    this.#stream = new StreamRelay(controller, call.streamTo, filter, clientHeaders);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#mode === 'stream') return this.#relay(chunk);
+    if (this.#mode === 'stream') {
+      this.span?.chunk(chunk);
+      return this.#stream!.relay(chunk);
+    }
     this.#bytes += chunk.length;
     const cap = this.#mode === 'json' ? MAX_JSON_BODY_BYTES : MAX_ERROR_BODY_BYTES;
     if (this.#bytes > cap) {
@@ -164,44 +147,18 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     else this.#chunks.push(chunk);
   }
 
-  // undici hands over the body one HTTP chunk at a time, and an SSE server sends each event as a
-  // chunk: a read that holds many events calls this once per event. Their parts are written
-  // together once the read is parsed (a microtask later), so the client gets one send per read
-  // rather than one per event (measured under load: 89–97 sends per 100-event stream before).
-  #relay(chunk: Buffer): void {
-    this.span?.chunk(chunk);
-    this.#splitter!.push(chunk, this.#onEvent!);
-    if (this.#parts.length === 0 || this.#flushQueued) return;
-    this.#flushQueued = true;
-    queueMicrotask(this.#flush!);
-  }
-
-  #writeParts(): void {
-    this.#flushQueued = false;
-    const parts = this.#parts;
-    if (parts.length === 0) return;
-    const writer = this.#writer!;
-    const writable = writer.writeAll(parts);
-    parts.length = 0;
-    const controller = this.#controller;
-    if (!writable && !writer.closed && controller !== null && this.#mode === 'stream') {
-      controller.pause();
-      writer.whenWritable(() => controller.resume());
-    }
-  }
-
   onResponseEnd(): void {
     const mode = this.#mode;
     this.#mode = 'done';
     this.#call.client.onAbort = null;
     if (mode === 'error') return this.#fail(statusFailure(this.#status, this.#text(), this.#retryAfter));
     if (mode === 'json') return this.#finishJson();
-    const filter = this.#filter!;
+    const stream = this.#stream!;
+    const { filter } = stream;
     // The upstream's own error event was relayed (as ours): the stream failed though it ended well.
     if (filter.upstreamError !== null) this.#call.streamTo!.errorCode = filter.upstreamError.code;
-    this.#writeParts();
     // An upstream that ends without [DONE] (some servers omit it) still gets a well-formed end.
-    this.#writer!.end(filter.sawDone ? '' : DONE_FRAME);
+    stream.end(filter.sawDone ? '' : DONE_FRAME);
     this.#succeed(this.#streamOutcome(), filter.upstreamError?.code ?? null);
   }
 
@@ -219,8 +176,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       ? new ApiError('upstream_timeout', { message: 'The model server stopped sending mid-stream.' })
       : new ApiError('upstream_error', { message: 'The model server connection failed mid-stream.' });
     streamTo!.errorCode = failure.code;
-    this.#writeParts(); // the events that arrived whole before the failure
-    this.#writer!.end(errorEvents(failure));
+    this.#stream!.end(errorEvents(failure)); // after the events that arrived whole before the failure
     this.#succeed({ ...this.#streamOutcome(), failed: true }, failure.code);
   }
 
@@ -269,8 +225,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   #streamOutcome(): UpstreamOutcome {
-    const filter = this.#filter;
-    if (filter === null) return { promptTokens: null, completionTokens: 0 };
+    const filter = this.#stream?.filter;
+    if (filter === undefined) return { promptTokens: null, completionTokens: 0 };
     return { promptTokens: filter.usage?.promptTokens ?? null, completionTokens: filter.usage?.completionTokens ?? filter.contentEvents };
   }
 
