@@ -11,12 +11,20 @@ const upstream: UpstreamConfig = {
   model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
 };
 
-const controller = { pause() {}, resume() {}, abort() {}, rawHeaders: null } as unknown as Dispatcher.DispatchController;
-
-/** A JSON completion exchange whose dispatcher keeps the handler; `ended` settles with its outcome or failure. */
-function jsonExchange(asBytes: boolean) {
+/**
+ * A JSON completion exchange whose dispatcher keeps the handler; `ended` settles with its outcome or
+ * failure. Its controller tells the handler of an abort, as undici's does, and keeps the reasons.
+ */
+function jsonExchange(asBytes: boolean, client: Abortable = { requestId: 'req-1', aborted: false, onAbort: null }) {
   let handler!: Dispatcher.DispatchHandler;
-  const client: Abortable = { requestId: 'req-1', aborted: false, onAbort: null };
+  const aborts: unknown[] = [];
+  const controller = {
+    pause() {}, resume() {}, rawHeaders: null,
+    abort(reason: Error) {
+      aborts.push(reason);
+      handler.onResponseError!(controller as unknown as Dispatcher.DispatchController, reason);
+    },
+  } as unknown as Dispatcher.DispatchController;
   const ended = new Promise<UpstreamOutcome>((resolve, reject: (error: UpstreamAttemptError) => void) => startExchange({
     client,
     streamTo: null,
@@ -36,7 +44,7 @@ function jsonExchange(asBytes: boolean) {
     for (const piece of pieces) handler.onResponseData!(controller, Buffer.from(piece));
     handler.onResponseEnd!(controller, {});
   };
-  return { ended, answer };
+  return { ended, answer, aborts };
 }
 
 const completion = JSON.stringify({
@@ -81,5 +89,23 @@ describe('a JSON completion from an upstream', () => {
     await expect(ended).rejects.toMatchObject({
       apiError: { code: 'upstream_bad_request', message: 'The model server rejected the request: messages must not be empty' },
     });
+  });
+
+  // As a drain's interrupt calls it: before anything marks the client gone.
+  it('is aborted upstream when its owner calls onAbort, and ends without a completion', async () => {
+    const client: Abortable = { requestId: 'req-1', aborted: false, onAbort: null };
+    const { ended, aborts } = jsonExchange(true, client);
+    expect(aborts).toHaveLength(0);
+    client.onAbort!();
+    expect(aborts).toHaveLength(1);
+    expect(await ended).toEqual({ promptTokens: null, completionTokens: 0 });
+    expect(client.onAbort).toBeNull();
+  });
+
+  it('is aborted upstream at once when its client has left already', async () => {
+    const client: Abortable = { requestId: 'req-1', aborted: true, onAbort: null };
+    const { ended, aborts } = jsonExchange(true, client);
+    expect(aborts).toHaveLength(1);
+    expect(await ended).toEqual({ promptTokens: null, completionTokens: 0 });
   });
 });
