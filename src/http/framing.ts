@@ -10,16 +10,23 @@ import type { HttpRequest } from './uws.ts';
 
 const CHUNKED = /^[ \t]*chunked[ \t]*$/i;
 
+// The count of one forEach (synchronous): a callback made once, not a closure per request.
+let lengths = 0;
+let encodings = 0;
+
+function countFramingHeader(name: string): void {
+  if (name === 'content-length') lengths++;
+  else if (name === 'transfer-encoding') encodings++;
+}
+
 /** True when the request's body boundary is ambiguous; reads the headers only if it has a body header. */
 export function ambiguousFraming(req: HttpRequest, contentLength: string): boolean {
   const transferEncoding = req.getHeader('transfer-encoding');
   if (contentLength === '' && transferEncoding === '') return false;
   if (transferEncoding !== '' && !CHUNKED.test(transferEncoding)) return true;
-  let lengths = 0;
-  let encodings = 0;
-  req.forEach((name) => {
-    if (name === 'content-length') lengths++;
-    else if (name === 'transfer-encoding') encodings++;
-  });
+  lengths = 0;
+  encodings = 0;
+  req.forEach(countFramingHeader);
   return lengths > 1 || encodings > 1;
 }
+
