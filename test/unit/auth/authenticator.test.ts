@@ -137,3 +137,27 @@ describe('Authenticator and key events', () => {
     }
   });
 });
+
+describe('Authenticator and the Authorization header', () => {
+  const answer = (auth: Authenticator, authorization: string) =>
+    auth.authenticate(authorization).then(() => 'ok', (error: { code: string }) => error.code);
+
+  it('takes the key after `Bearer` in any case, spaces before it and whitespace after it', async () => {
+    const { auth, add } = setUp();
+    const { key } = add('key_1', 'acct_a');
+    for (const authorization of [`Bearer ${key}`, `bearer ${key}`, `BEARER   ${key}`, `bEaReR ${key} `, `Bearer ${key}\t`, `Bearer ${key}\u00a0`]) {
+      expect(await answer(auth, authorization)).toBe('ok');
+    }
+  });
+
+  it('refuses an authorization without a well-formed bearer key', async () => {
+    const { auth, add } = setUp();
+    const { key } = add('key_1', 'acct_a');
+    for (const authorization of [
+      '', 'Bearer', 'Bearer ', 'Bearer    ', key, `Bearer\t${key}`, `Bearer${key}`, `Basic ${key}`, `Bearer ${key} x`,
+      `Bearer ${key}\u00e9`, `Bearer \u00a0${key}`, `Bearer ${key.slice(0, -1)}`, `Bearerx ${key}`,
+    ]) {
+      expect(await answer(auth, authorization)).toBe('invalid_api_key');
+    }
+  });
+});
