@@ -6,7 +6,7 @@ import { type AdmittedCompletion, admitCompletion, CompletionRun, type Completio
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';
-import { BodyReader } from '../http/body-reader.ts';
+import { type BodyConsumer, BodyReader } from '../http/body-reader.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import { ENDS_LATER, type HandlerResult } from '../http/router.ts';
@@ -38,17 +38,34 @@ function authenticated(deps: ChatCompletionsDeps, ctx: RequestContext, reader: B
   if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
   const body = reader.readNow();
   if (body !== null) return admit(deps, ctx, principal, body);
-  reader.readThen((bytes) => admitLater(deps, ctx, principal, bytes), (error) => ctx.end(error));
+  reader.readThen(new LateAdmission(deps, ctx, principal));
   return ENDS_LATER;
 }
 
-/** admit() for a body that arrived after the handler returned: the request ends through ctx.end(). */
-function admitLater(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): void {
-  try {
-    const admitting = admit(deps, ctx, principal, bytes);
-    if (admitting !== ENDS_LATER) admitting.then(undefined, (error: unknown) => ctx.end(error));
-  } catch (error) {
-    ctx.end(error);
+/** admit() for a body that arrives after the handler returned: the request ends through ctx.end(). */
+class LateAdmission implements BodyConsumer {
+  readonly #deps: ChatCompletionsDeps;
+  readonly #ctx: RequestContext;
+  readonly #principal: Principal;
+
+  constructor(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal) {
+    this.#deps = deps;
+    this.#ctx = ctx;
+    this.#principal = principal;
+  }
+
+  bodyRead(bytes: Uint8Array): void {
+    const ctx = this.#ctx;
+    try {
+      const admitting = admit(this.#deps, ctx, this.#principal, bytes);
+      if (admitting !== ENDS_LATER) admitting.then(undefined, (error: unknown) => ctx.end(error));
+    } catch (error) {
+      ctx.end(error);
+    }
+  }
+
+  bodyFailed(error: unknown): void {
+    this.#ctx.end(error);
   }
 }
 

@@ -44,11 +44,12 @@ const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
 const FIRST_CAPACITY = 16 * 1024;
 
-interface BodyWaiter {
-  resolve(body: Uint8Array): void;
-  reject(error: unknown): void;
-  /** The body may be lent (readThen) rather than copied (read). */
-  readonly mayLend: boolean;
+/** What readThen() hands the body to, or the reason there is none: one object, not two callbacks. */
+export interface BodyConsumer {
+  /** The whole body; it may be lent (see readThen). */
+  bodyRead(body: Uint8Array): void;
+  /** What read() would reject with. */
+  bodyFailed(error: unknown): void;
 }
 
 export class BodyReader {
@@ -60,7 +61,9 @@ export class BodyReader {
   #complete = false;
   #paused = false;
   #failure: ApiError | null = null;
-  #waiting: BodyWaiter | null = null;
+  #waiting: BodyConsumer | null = null;
+  /** The waiting consumer may be lent the body (readThen) rather than given a copy (read). */
+  #mayLend = false;
   #timer: NodeJS.Timeout | null = null;
   // After a refusal: everything that comes is discarded, and the response ends once lingering stops.
   #discarding = false;
@@ -97,26 +100,27 @@ export class BodyReader {
 
   /** The whole body, or an ApiError (413, 408, 503 overloaded), or ClientGoneError. */
   read(): Promise<Uint8Array> {
-    return new Promise((resolve, reject) => this.#whenRead(resolve, reject, false));
+    return new Promise((resolve, reject) => this.#whenRead({ bodyRead: resolve, bodyFailed: reject }, false));
   }
 
   /**
-   * read() without a promise: `then` gets the whole body as soon as it has all arrived (at once if
-   * it has), `fail` what read() would reject with. A body that follows its headers arrives just
-   * after the handler returns, and the request goes on inside uWS's data callback.
+   * read() without a promise: `consumer.bodyRead` gets the whole body as soon as it has all arrived
+   * (at once if it has), `bodyFailed` what read() would reject with. A body that follows its headers
+   * arrives just after the handler returns, and the request goes on inside uWS's data callback.
    *
    * A body that arrives in one piece is lent, not copied: it is uWS's own memory, valid until
-   * `then` returns (uWS detaches it then). `then` must not keep it; it may decode or copy it.
+   * `bodyRead` returns (uWS detaches it then). It must not keep it; it may decode or copy it.
    */
-  readThen(then: (body: Uint8Array) => void, fail: (error: unknown) => void): void {
-    this.#whenRead(then, fail, true);
+  readThen(consumer: BodyConsumer): void {
+    this.#whenRead(consumer, true);
   }
 
-  #whenRead(then: (body: Uint8Array) => void, fail: (error: unknown) => void, mayLend: boolean): void {
-    if (this.#failure !== null) return fail(this.#failure);
-    if (this.#ctx.aborted) return fail(new ClientGoneError());
-    if (this.#complete) return then(this.#take());
-    this.#waiting = { resolve: then, reject: fail, mayLend };
+  #whenRead(consumer: BodyConsumer, mayLend: boolean): void {
+    if (this.#failure !== null) return consumer.bodyFailed(this.#failure);
+    if (this.#ctx.aborted) return consumer.bodyFailed(new ClientGoneError());
+    if (this.#complete) return consumer.bodyRead(this.#take());
+    this.#waiting = consumer;
+    this.#mayLend = mayLend;
     if (this.#paused) {
       this.#paused = false;
       this.#ctx.res.resume();
@@ -167,7 +171,7 @@ export class BodyReader {
     if (this.#failure !== null || this.#ctx.aborted) return;
     const size = chunk.byteLength;
     if (this.#received + size > this.#limits.maxBytes) return this.#fail(tooLarge(this.#limits.maxBytes));
-    if (isLast && this.#received === 0 && this.#waiting?.mayLend === true) return this.#lend(new Uint8Array(chunk));
+    if (isLast && this.#received === 0 && this.#waiting !== null && this.#mayLend) return this.#lend(new Uint8Array(chunk));
     if (!this.#reserve(this.#received + size, isLast)) return this.#fail(new ApiError('overloaded', { headers: { 'retry-after': '1' } }));
     // uWS reuses the chunk's memory after the callback returns: it is copied.
     if (size > 0) (this.#buffer as Uint8Array).set(new Uint8Array(chunk), this.#received);
@@ -208,9 +212,9 @@ export class BodyReader {
 
   /** The whole body came in one piece to a reader that only looks at it (readThen): no buffer, no copy. */
   #lend(body: Uint8Array): void {
-    const waiting = this.#waiting as BodyWaiter;
+    const waiting = this.#waiting as BodyConsumer;
     this.#waiting = null;
-    waiting.resolve(body);
+    waiting.bodyRead(body);
   }
 
   #fail(error: ApiError): void {
@@ -223,11 +227,11 @@ export class BodyReader {
     const waiting = this.#waiting;
     this.#waiting = null;
     if (error === null) {
-      waiting?.resolve(this.#take());
+      waiting?.bodyRead(this.#take());
       return;
     }
     this.release();
-    waiting?.reject(error);
+    waiting?.bodyFailed(error);
   }
 
   /** (Re)starts the idle wait: a client that has gone quiet gets the refusal ended cleanly. */

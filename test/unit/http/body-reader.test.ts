@@ -41,7 +41,7 @@ beforeAll(async () => {
       const text = Buffer.from(bytes).toString();
       setImmediate(() => answer(ctx, { text, lengthAfter: bytes.byteLength }));
     };
-    if (ctx.path.startsWith('/then')) reader.readThen(got, failed);
+    if (ctx.path.startsWith('/then')) reader.readThen({ bodyRead: got, bodyFailed: failed });
     else reader.read().then(got, failed);
   });
   listening = await listenOnFreePort(app);
