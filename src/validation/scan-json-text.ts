@@ -48,12 +48,18 @@ class JsonScanner {
   isObject = new Uint8Array(0);
   isConstructorValue = new Uint8Array(0);
   index = new Int32Array(0);
-  lastKey: (string | null)[] = [];
+  // Per level, its last key, kept as the open keys below are (lastKeyStart -1: none yet).
+  lastKeyStart = new Int32Array(0);
+  lastKeyEnd = new Int32Array(0);
+  lastKeyDecoded: (string | null)[] = [];
   firstKeyAt = new Int32Array(0);
   seenKeys: (Set<string> | null)[] = [];
-  // The keys of every open object, innermost last; level l's keys start at firstKeyAt[l].
-  // keyCount, not openKeys.length, is the top: shrinking an array's length is a slow path.
-  readonly openKeys: string[] = [];
+  // The keys of every open object, innermost last; level l's keys start at firstKeyAt[l]. A key is
+  // its span in the text, between its quotes, and its decoded text only if it has escapes: most
+  // keys are never copied out of the text. A level holds at most LINEAR_KEY_LIMIT of them.
+  keyStart = new Int32Array(0);
+  keyEnd = new Int32Array(0);
+  keyDecoded: (string | null)[] = [];
   keyCount = 0;
   // How far this scan reached, so that release() clears only what it may have filled.
   deepest = 0;
@@ -74,12 +80,11 @@ class JsonScanner {
     }
   }
 
-  /** Keys are slices of the text and keep all of it alive: none may outlive the scan. */
+  /** The keys a scan made strings of (sliced ones keep all the text alive) must not outlive it. */
   private release(): void {
     this.text = '';
-    const keys = this.openKeys;
-    for (let k = 0; k < this.keysHighWater; k++) keys[k] = '';
-    this.lastKey.fill(null, 0, this.deepest + 1);
+    this.keyDecoded.fill(null, 0, this.keysHighWater);
+    this.lastKeyDecoded.fill(null, 0, this.deepest + 1);
     this.seenKeys.fill(null, 0, this.deepest + 1);
   }
 
@@ -90,8 +95,13 @@ class JsonScanner {
     this.isConstructorValue = new Uint8Array(levels);
     this.index = new Int32Array(levels);
     this.firstKeyAt = new Int32Array(levels);
-    this.lastKey = new Array<string | null>(levels).fill(null);
+    this.lastKeyStart = new Int32Array(levels);
+    this.lastKeyEnd = new Int32Array(levels);
+    this.lastKeyDecoded = new Array<string | null>(levels).fill(null);
     this.seenKeys = new Array<Set<string> | null>(levels).fill(null);
+    this.keyStart = new Int32Array(levels * LINEAR_KEY_LIMIT);
+    this.keyEnd = new Int32Array(levels * LINEAR_KEY_LIMIT);
+    this.keyDecoded = new Array<string | null>(levels * LINEAR_KEY_LIMIT).fill(null);
   }
 
   private run(): void {
@@ -122,8 +132,10 @@ class JsonScanner {
     this.depth = level;
     if (level > this.deepest) this.deepest = level;
     this.isObject[level] = isObject ? 1 : 0;
-    this.isConstructorValue[level] = isObject && this.isObject[parent] === 1 && this.lastKey[parent] === 'constructor' ? 1 : 0;
-    this.lastKey[level] = null;
+    const underConstructor = this.isObject[parent] === 1 && this.lastKeyStart[parent] !== -1 && this.lastKeyIs(parent, 'constructor');
+    this.isConstructorValue[level] = isObject && underConstructor ? 1 : 0;
+    this.lastKeyStart[level] = -1;
+    this.lastKeyDecoded[level] = null;
     this.index[level] = 0;
     this.firstKeyAt[level] = this.keyCount;
     this.seenKeys[level] = null;
@@ -156,40 +168,54 @@ class JsonScanner {
     if (end === -1) throw new ApiError('invalid_json');
     if (this.expectKey) {
       this.expectKey = false;
-      this.key(text.slice(start + 1, end));
+      this.key(start + 1, end);
     }
     return end + 1;
   }
 
-  private key(raw: string): void {
-    const key = raw.indexOf('\\') === -1 ? raw : decodeKey(raw);
+  /** The key between `start` and `end` (its quotes excluded). */
+  private key(start: number, end: number): void {
+    const text = this.text;
+    const decoded = hasEscape(text, start, end) ? decodeKey(text.slice(start, end)) : null;
     const level = this.depth;
-    this.lastKey[level] = key;
-    if (key === '__proto__' || (key === 'prototype' && this.isConstructorValue[level] === 1)) {
+    this.lastKeyStart[level] = start;
+    this.lastKeyEnd[level] = end;
+    this.lastKeyDecoded[level] = decoded;
+    if (this.lastKeyIs(level, '__proto__') || (this.isConstructorValue[level] === 1 && this.lastKeyIs(level, 'prototype'))) {
       throw new ApiError('forbidden_key', { param: this.pathTo(level), message: 'The request body uses a reserved key (__proto__ or constructor.prototype).' });
     }
-    if (this.isRepeated(level, key)) {
+    if (this.isRepeated(level, start, end, decoded)) {
       throw new ApiError('duplicate_key', { param: this.pathTo(level), message: 'The request body repeats a key within one object.' });
     }
   }
 
-  private isRepeated(level: number, key: string): boolean {
+  private lastKeyIs(level: number, word: string): boolean {
+    return keyIs(this.text, this.lastKeyStart[level] ?? 0, this.lastKeyEnd[level] ?? 0, this.lastKeyDecoded[level] ?? null, word);
+  }
+
+  private isRepeated(level: number, start: number, end: number, decoded: string | null): boolean {
+    const text = this.text;
     const seen = this.seenKeys[level];
     if (seen != null) {
+      const key = decoded ?? text.slice(start, end);
       if (seen.has(key)) return true;
       seen.add(key);
       return false;
     }
-    const keys = this.openKeys;
     const first = this.firstKeyAt[level] ?? 0;
     const count = this.keyCount;
-    for (let k = first; k < count; k++) if (keys[k] === key) return true;
+    for (let k = first; k < count; k++) if (this.isOpenKey(k, start, end, decoded)) return true;
     if (count - first < LINEAR_KEY_LIMIT) {
-      keys[count] = key;
+      this.keyStart[count] = start;
+      this.keyEnd[count] = end;
+      this.keyDecoded[count] = decoded;
       this.keyCount = count + 1;
       if (count + 1 > this.keysHighWater) this.keysHighWater = count + 1;
     } else {
-      this.seenKeys[level] = new Set(keys.slice(first, count)).add(key);
+      // Past the linear search's bound the level's keys go into a Set, as strings.
+      const keys = new Set<string>();
+      for (let k = first; k < count; k++) keys.add(this.keyDecoded[k] ?? text.slice(this.keyStart[k] ?? 0, this.keyEnd[k] ?? 0));
+      this.seenKeys[level] = keys.add(decoded ?? text.slice(start, end));
     }
     return false;
   }
@@ -210,10 +236,27 @@ class JsonScanner {
     return i;
   }
 
+  /** Whether open key `k` is the key spanning `start`–`end` (decoded: `decoded`, if it has escapes). */
+  private isOpenKey(k: number, start: number, end: number, decoded: string | null): boolean {
+    const text = this.text;
+    const kStart = this.keyStart[k] ?? 0;
+    const kEnd = this.keyEnd[k] ?? 0;
+    const kDecoded = this.keyDecoded[k] ?? null;
+    if (kDecoded !== null) return keyIs(text, start, end, decoded, kDecoded);
+    if (decoded !== null) return keyIs(text, kStart, kEnd, null, decoded);
+    return spansEqual(text, kStart, kEnd, start, end);
+  }
+
+  private lastKeyText(level: number): string {
+    const start = this.lastKeyStart[level] ?? -1;
+    if (start === -1) return '';
+    return this.lastKeyDecoded[level] ?? this.text.slice(start, this.lastKeyEnd[level] ?? start);
+  }
+
   private pathTo(level: number): string | undefined {
     let path = '';
     for (let l = 1; l <= level; l++) {
-      path = this.isObject[l] === 1 ? appendKey(path, this.lastKey[l] ?? '') : appendIndex(path, this.index[l] ?? 0);
+      path = this.isObject[l] === 1 ? appendKey(path, this.lastKeyText(l)) : appendIndex(path, this.index[l] ?? 0);
     }
     return toParam(path);
   }
@@ -226,6 +269,24 @@ function isEscaped(text: string, quote: number): boolean {
   let backslashes = 0;
   for (let i = quote - 1; text.charCodeAt(i) === BACKSLASH; i--) backslashes++;
   return backslashes % 2 === 1;
+}
+
+function hasEscape(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) === BACKSLASH) return true;
+  return false;
+}
+
+/** Whether a key (its span in the text, or its decoded text when it has escapes) is `word`. */
+function keyIs(text: string, start: number, end: number, decoded: string | null, word: string): boolean {
+  if (decoded !== null) return decoded === word;
+  return end - start === word.length && text.startsWith(word, start);
+}
+
+function spansEqual(text: string, aStart: number, aEnd: number, bStart: number, bEnd: number): boolean {
+  const length = aEnd - aStart;
+  if (bEnd - bStart !== length) return false;
+  for (let i = 0; i < length; i++) if (text.charCodeAt(aStart + i) !== text.charCodeAt(bStart + i)) return false;
+  return true;
 }
 
 function decodeKey(raw: string): string {

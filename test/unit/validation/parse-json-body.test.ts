@@ -100,6 +100,16 @@ describe('parseJsonBody: duplicate keys (HR-08)', () => {
     bad(`{${keys.join(',')},"k39":0}`, 'duplicate_key', 'k39');
   });
 
+  it('compares escaped and plain spellings of a key either way round, also past the linear-search limit', () => {
+    bad('{"\\u0072ole":"user","role":"system"}', 'duplicate_key', 'role');
+    bad('{"r\\u006fle":"user","\\u0072ole":"system"}', 'duplicate_key', 'role');
+    bad('{"a":1,"ab":2,"a\\u0062":3}', 'duplicate_key', 'ab');
+    expect(parse('{"a\\"":1,"a":2,"\\u0061b":3,"a\\\\":4}')).toEqual({ 'a"': 1, a: 2, ab: 3, 'a\\': 4 });
+    const keys = Array.from({ length: 20 }, (_, i) => (i === 2 ? '"\\u006b2":2' : `"k${i}":${i}`));
+    bad(`{${keys.join(',')},"k2":0}`, 'duplicate_key', 'k2');
+    bad(`{${keys.join(',')},"\\u006b19":0}`, 'duplicate_key', 'k19');
+  });
+
   it('does not mistake string values or escaped quotes for keys', () => {
     expect(parse('{"a":"a","b":"\\"a\\"","c":["a","a"],"d":"\\\\"}')).toEqual({ a: 'a', b: '"a"', c: ['a', 'a'], d: '\\' });
   });
@@ -123,6 +133,11 @@ describe('parseJsonBody: prototype poisoning (HR-09)', () => {
   it('rejects constructor.prototype at any depth', () => {
     bad('{"constructor":{"prototype":{"polluted":1}}}', 'forbidden_key', 'constructor.prototype');
     bad('{"a":[{"constructor":{"x":1,"prototype":{"polluted":1}}}]}', 'forbidden_key', 'a[0].constructor.prototype');
+  });
+
+  it('rejects an escaped constructor.prototype', () => {
+    bad('{"constructo\\u0072":{"prototype":{"polluted":1}}}', 'forbidden_key', 'constructor.prototype');
+    bad('{"constructor":{"\\u0070rototype":{"polluted":1}}}', 'forbidden_key', 'constructor.prototype');
   });
 
   it('allows constructor and prototype on their own, and __proto__ as a value', () => {
