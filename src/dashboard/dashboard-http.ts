@@ -41,7 +41,7 @@ export function dashboardRoute(logger: Logger, bodyTimeoutMs: number, handler: D
   return async (ctx) => {
     try {
       if (ctx.dashboard === null) throw new Error(`dashboard route without dashboard headers: ${ctx.path}`);
-      const bytes = ctx.method === 'POST' ? readRequestBody(ctx, { maxBytes: MAX_BODY_BYTES, timeoutMs: bodyTimeoutMs }) : null;
+      const bytes = ctx.method === 'POST' ? readRequestBody(ctx, { maxBodyBytes: MAX_BODY_BYTES, bodyTimeoutMs }) : null;
       bytes?.catch(() => {}); // a handler that refuses the request first never awaits it
       await handler({ ctx, headers: ctx.dashboard, json: () => parseObject(ctx, bytes) });
     } catch (error) {

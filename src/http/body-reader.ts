@@ -20,10 +20,13 @@ import { ApiError } from '../errors/api-error.ts';
 import type { BodyBudget } from './body-budget.ts';
 import type { RequestContext } from './request-context.ts';
 
+/** Named as the server config names them, so that the config itself serves: no object per request. */
 export interface BodyLimits {
-  readonly maxBytes: number;
-  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
 }
+
+const DISCARD_ALL: BodyLimits = { maxBodyBytes: 0, bodyTimeoutMs: 0 };
 
 /**
  * The client went away before its body had arrived: nothing to answer, nothing to report loudly.
@@ -78,14 +81,14 @@ export class BodyReader {
     this.#budget = budget;
     ctx.body = this;
     const declared = ctx.contentLength === '' ? -1 : Number(ctx.contentLength);
-    if (declared > limits.maxBytes) this.#fail(tooLarge(limits.maxBytes));
+    if (declared > limits.maxBodyBytes) this.#fail(tooLarge(limits.maxBodyBytes));
     if (!ctx.hasBody) this.#complete = true;
     else ctx.res.onData((chunk, isLast) => this.#onData(chunk, isLast));
   }
 
   /** A reader for a request refused before its handler ran: whatever the body holds is discarded. */
   static toDiscard(ctx: RequestContext): BodyReader {
-    return new BodyReader(ctx, { maxBytes: 0, timeoutMs: 0 }, ctx.bodyBudget);
+    return new BodyReader(ctx, DISCARD_ALL, ctx.bodyBudget);
   }
 
   /** The client is still sending the body: answering now needs a lingering close. */
@@ -170,7 +173,7 @@ export class BodyReader {
     }
     if (this.#failure !== null || this.#ctx.aborted) return;
     const size = chunk.byteLength;
-    if (this.#received + size > this.#limits.maxBytes) return this.#fail(tooLarge(this.#limits.maxBytes));
+    if (this.#received + size > this.#limits.maxBodyBytes) return this.#fail(tooLarge(this.#limits.maxBodyBytes));
     if (isLast && this.#received === 0 && this.#waiting !== null && this.#mayLend) return this.#lend(new Uint8Array(chunk));
     if (!this.#reserve(this.#received + size, isLast)) return this.#fail(new ApiError('overloaded', { headers: { 'retry-after': '1' } }));
     // uWS reuses the chunk's memory after the callback returns: it is copied.
@@ -185,7 +188,7 @@ export class BodyReader {
       this.#paused = true;
       this.#ctx.res.pause();
     }
-    this.#timer ??= setTimeout(() => this.#fail(new ApiError('request_timeout')), this.#limits.timeoutMs);
+    this.#timer ??= setTimeout(() => this.#fail(new ApiError('request_timeout')), this.#limits.bodyTimeoutMs);
   }
 
   /**
@@ -196,7 +199,7 @@ export class BodyReader {
   #reserve(size: number, whole: boolean): boolean {
     const capacity = this.#buffer?.byteLength ?? 0;
     if (size <= capacity) return true;
-    const grown = whole && capacity === 0 ? size : Math.min(this.#limits.maxBytes, Math.max(size, capacity * 2, FIRST_CAPACITY));
+    const grown = whole && capacity === 0 ? size : Math.min(this.#limits.maxBodyBytes, Math.max(size, capacity * 2, FIRST_CAPACITY));
     if (!this.#budget.take(grown - capacity)) return false;
     // transfer() moves the bytes and frees the old memory at once: a copy into a new buffer left the
     // old one to the collector, so stalled bodies could hold about twice what they had received.

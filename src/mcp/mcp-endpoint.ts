@@ -27,8 +27,8 @@ const NO_MCP_HEADERS: McpHeaders = { accept: '', origin: '', host: '', protocolV
 const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="munja"' };
 
 export async function mcpPost(deps: McpDeps, ctx: RequestContext): Promise<void> {
-  const { maxBodyBytes, bodyTimeoutMs, maxJsonDepth } = deps.config;
-  const reader = new BodyReader(ctx, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs }, ctx.bodyBudget);
+  const { maxJsonDepth } = deps.config;
+  const reader = new BodyReader(ctx, deps.config, ctx.bodyBudget);
   const mcp = ctx.mcp ?? NO_MCP_HEADERS;
   const cors = deps.origins.check(mcp.origin);
   let principal: Principal;
