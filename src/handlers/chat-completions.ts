@@ -6,7 +6,7 @@ import { type AdmittedCompletion, admitCompletion, CompletionRun, type Completio
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';
-import { type BodyConsumer, BodyReader } from '../http/body-reader.ts';
+import { type Body, type BodyConsumer, BodyReader } from '../http/body-reader.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import { ENDS_LATER, type HandlerResult } from '../http/router.ts';
@@ -54,7 +54,7 @@ class LateAdmission implements BodyConsumer {
     this.#principal = principal;
   }
 
-  bodyRead(bytes: Uint8Array): void {
+  bodyRead(bytes: Body): void {
     const ctx = this.#ctx;
     try {
       const admitting = admit(this.#deps, ctx, this.#principal, bytes);
@@ -73,7 +73,7 @@ class LateAdmission implements BodyConsumer {
  * Parses, validates and admits the request. The bytes are only decoded, never kept: they may be lent
  * by uWS (BodyReader.readThen), and the frames that await the completion do not hold them.
  */
-function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Body): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
   const request = validateChatRequest(parseJsonBody(bytes, { maxDepth: deps.config.maxJsonDepth }));
   ctx.model = request.model;
   ctx.stream = request.stream;

@@ -47,10 +47,13 @@ const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
 const FIRST_CAPACITY = 16 * 1024;
 
+/** A whole body: a copy, or uWS's own memory lent as it came (readThen), with no view made of it. */
+export type Body = Uint8Array | ArrayBuffer;
+
 /** What readThen() hands the body to, or the reason there is none: one object, not two callbacks. */
 export interface BodyConsumer {
   /** The whole body; it may be lent (see readThen). */
-  bodyRead(body: Uint8Array): void;
+  bodyRead(body: Body): void;
   /** What read() would reject with. */
   bodyFailed(error: unknown): void;
 }
@@ -103,7 +106,8 @@ export class BodyReader {
 
   /** The whole body, or an ApiError (413, 408, 503 overloaded), or ClientGoneError. */
   read(): Promise<Uint8Array> {
-    return new Promise((resolve, reject) => this.#whenRead({ bodyRead: resolve, bodyFailed: reject }, false));
+    // Never lent, so always the Uint8Array of #take().
+    return new Promise((resolve, reject) => this.#whenRead({ bodyRead: resolve as (body: Body) => void, bodyFailed: reject }, false));
   }
 
   /**
@@ -174,7 +178,7 @@ export class BodyReader {
     if (this.#failure !== null || this.#ctx.aborted) return;
     const size = chunk.byteLength;
     if (this.#received + size > this.#limits.maxBodyBytes) return this.#fail(tooLarge(this.#limits.maxBodyBytes));
-    if (isLast && this.#received === 0 && this.#waiting !== null && this.#mayLend) return this.#lend(new Uint8Array(chunk));
+    if (isLast && this.#received === 0 && this.#waiting !== null && this.#mayLend) return this.#lend(chunk);
     if (!this.#reserve(this.#received + size, isLast)) return this.#fail(new ApiError('overloaded', { headers: { 'retry-after': '1' } }));
     // uWS reuses the chunk's memory after the callback returns: it is copied.
     if (size > 0) (this.#buffer as Uint8Array).set(new Uint8Array(chunk), this.#received);
@@ -213,8 +217,8 @@ export class BodyReader {
     return body;
   }
 
-  /** The whole body came in one piece to a reader that only looks at it (readThen): no buffer, no copy. */
-  #lend(body: Uint8Array): void {
+  /** The whole body came in one piece to a reader that only looks at it (readThen): no buffer, no copy, no view. */
+  #lend(body: ArrayBuffer): void {
     const waiting = this.#waiting as BodyConsumer;
     this.#waiting = null;
     waiting.bodyRead(body);

@@ -19,7 +19,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * (a number that overflows to Infinity) and `invalid_json` (including an empty body).
  * Escaped lone surrogates (`"\ud800"`) are valid JSON and are accepted unchanged.
  */
-export function parseJsonBody(bytes: Uint8Array, limits: JsonBodyLimits = DEFAULT_LIMITS): unknown {
+export function parseJsonBody(bytes: Uint8Array | ArrayBuffer, limits: JsonBodyLimits = DEFAULT_LIMITS): unknown {
   const text = decodeUtf8(bytes);
   scanJsonText(text, limits.maxDepth);
   try {
@@ -30,7 +30,7 @@ export function parseJsonBody(bytes: Uint8Array, limits: JsonBodyLimits = DEFAUL
   }
 }
 
-function decodeUtf8(bytes: Uint8Array): string {
+function decodeUtf8(bytes: Uint8Array | ArrayBuffer): string {
   try {
     return UTF8.decode(bytes);
   } catch {

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors/api-error.ts';
 import { BodyBudget } from '../../../src/http/body-budget.ts';
-import { BodyReader } from '../../../src/http/body-reader.ts';
+import { type Body, BodyReader } from '../../../src/http/body-reader.ts';
 import { RequestContext, type ServerSettings } from '../../../src/http/request-context.ts';
 import { uws } from '../../../src/http/uws.ts';
 import { type ListeningApp, listenOnFreePort } from '../../helpers/uws-app.ts';
@@ -37,8 +37,8 @@ beforeAll(async () => {
     res.onAborted(() => { ctx.aborted = true; });
     const reader = new BodyReader(ctx, { maxBodyBytes: 64, bodyTimeoutMs: 5_000 }, settings.bodyBudget);
     const failed = (error: unknown) => answer(ctx, { text: '', lengthAfter: -1, error: (error as ApiError).code });
-    const got = (bytes: Uint8Array) => {
-      const text = Buffer.from(bytes).toString();
+    const got = (bytes: Body) => {
+      const text = new TextDecoder().decode(bytes);
       setImmediate(() => answer(ctx, { text, lengthAfter: bytes.byteLength }));
     };
     if (ctx.path.startsWith('/then')) reader.readThen({ bodyRead: got, bodyFailed: failed });
