@@ -18,6 +18,7 @@
 // timeout closes it: closing at once would reset the connection, which lingering exists to avoid.
 import { ApiError } from '../errors/api-error.ts';
 import type { BodyBudget } from './body-budget.ts';
+import { LingeringClose } from './lingering-close.ts';
 import type { RequestContext } from './request-context.ts';
 
 /** Named as the server config names them, so that the config itself serves: no object per request. */
@@ -37,13 +38,6 @@ export class ClientGoneError extends ApiError {
     super('client_closed');
   }
 }
-
-/** Lingering after a refusal: at most this long in all… */
-const LINGER_MAX_MS = 5_000;
-/** …this long without a byte from the client… */
-const LINGER_IDLE_MS = 1_000;
-/** …and at most this many bytes discarded. */
-const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
 const FIRST_CAPACITY = 16 * 1024;
 
@@ -72,11 +66,7 @@ export class BodyReader {
   #mayLend = false;
   #timer: NodeJS.Timeout | null = null;
   // After a refusal: everything that comes is discarded, and the response ends once lingering stops.
-  #discarding = false;
-  #lingering = false;
-  #discarded = 0;
-  #idleTimer: NodeJS.Timeout | null = null;
-  #lingerTimer: NodeJS.Timeout | null = null;
+  #linger: LingeringClose | null = null;
 
   constructor(ctx: RequestContext, limits: BodyLimits, budget: BodyBudget) {
     this.#ctx = ctx;
@@ -136,7 +126,7 @@ export class BodyReader {
 
   /** The client went away (uWS's onAborted). */
   abort(): void {
-    this.#stopLingering();
+    this.#linger?.stop();
     this.#settle(new ClientGoneError());
   }
 
@@ -154,27 +144,16 @@ export class BodyReader {
    */
   lingerThenClose(): void {
     this.release();
-    this.#discarding = true;
-    this.#lingering = true;
+    this.#linger = new LingeringClose(this.#ctx);
     if (this.#paused) {
       this.#paused = false;
       this.#ctx.res.resume();
     }
-    this.#lingerTimer = setTimeout(() => this.#endLinger(true), LINGER_MAX_MS);
-    this.#armLinger();
   }
 
   #onData(chunk: ArrayBuffer, isLast: boolean): void {
     if (isLast) this.#complete = true;
-    if (this.#discarding) {
-      // The response may have ended already (the client went quiet, then sent more): no res calls.
-      if (!this.#lingering) return;
-      this.#discarded += chunk.byteLength;
-      if (isLast) this.#endLinger(false);
-      else if (this.#discarded > LINGER_MAX_BYTES) this.#endLinger(true);
-      else this.#armLinger();
-      return;
-    }
+    if (this.#linger !== null) return this.#linger.discard(chunk.byteLength, isLast);
     if (this.#failure !== null || this.#ctx.aborted) return;
     const size = chunk.byteLength;
     if (this.#received + size > this.#limits.maxBodyBytes) return this.#fail(tooLarge(this.#limits.maxBodyBytes));
@@ -239,33 +218,6 @@ export class BodyReader {
     }
     this.release();
     waiting?.bodyFailed(error);
-  }
-
-  /** (Re)starts the idle wait: a client that has gone quiet gets the refusal ended cleanly. */
-  #armLinger(): void {
-    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => this.#endLinger(false), LINGER_IDLE_MS);
-  }
-
-  #stopLingering(): void {
-    this.#lingering = false;
-    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
-    if (this.#lingerTimer !== null) clearTimeout(this.#lingerTimer);
-    this.#idleTimer = null;
-    this.#lingerTimer = null;
-  }
-
-  /**
-   * Ends the refusal: the client has it whole and closes. A client still sending past the bounds
-   * is no longer read from (the socket stays paused), and uWS's timeout closes the connection.
-   */
-  #endLinger(cutOff: boolean): void {
-    if (!this.#lingering) return;
-    this.#stopLingering();
-    if (this.#ctx.aborted) return;
-    const res = this.#ctx.res;
-    if (cutOff) res.pause();
-    res.cork(() => res.end(''));
   }
 }
 
