@@ -25,7 +25,7 @@ export interface ChatCompletionsDeps extends CompletionServiceDeps {
  * other wait, where there is one, is a promise.
  */
 export function chatCompletions(deps: ChatCompletionsDeps, ctx: RequestContext): HandlerResult | Promise<HandlerResult> {
-  const reader = new BodyReader(ctx, deps.config, ctx.bodyBudget);
+  const reader = new BodyReader(ctx, deps.config);
   ctx.trace?.enter('munja.auth');
   const principal = deps.auth.cachedPrincipal(ctx.authorization);
   if (principal === undefined) return deps.auth.authenticate(ctx.authorization).then((found) => authenticated(deps, ctx, reader, found));

@@ -17,7 +17,6 @@
 // is no longer read from (the socket is paused, so it cannot make us read without end), and uWS's
 // timeout closes it: closing at once would reset the connection, which lingering exists to avoid.
 import { ApiError } from '../errors/api-error.ts';
-import type { BodyBudget } from './body-budget.ts';
 import { LingeringClose } from './lingering-close.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -55,7 +54,6 @@ export interface BodyConsumer {
 export class BodyReader {
   readonly #ctx: RequestContext;
   readonly #limits: BodyLimits;
-  readonly #budget: BodyBudget;
   #buffer: Uint8Array<ArrayBuffer> | null = null;
   #received = 0;
   #complete = false;
@@ -68,10 +66,10 @@ export class BodyReader {
   // After a refusal: everything that comes is discarded, and the response ends once lingering stops.
   #linger: LingeringClose | null = null;
 
-  constructor(ctx: RequestContext, limits: BodyLimits, budget: BodyBudget) {
+  /** The buffer counts against the process-wide budget that the request carries (ctx.bodyBudget). */
+  constructor(ctx: RequestContext, limits: BodyLimits) {
     this.#ctx = ctx;
     this.#limits = limits;
-    this.#budget = budget;
     ctx.body = this;
     const declared = ctx.contentLength === '' ? -1 : Number(ctx.contentLength);
     if (declared > limits.maxBodyBytes) this.#fail(tooLarge(limits.maxBodyBytes));
@@ -81,7 +79,7 @@ export class BodyReader {
 
   /** A reader for a request refused before its handler ran: whatever the body holds is discarded. */
   static toDiscard(ctx: RequestContext): BodyReader {
-    return new BodyReader(ctx, DISCARD_ALL, ctx.bodyBudget);
+    return new BodyReader(ctx, DISCARD_ALL);
   }
 
   /** The client is still sending the body: answering now needs a lingering close. */
@@ -134,7 +132,7 @@ export class BodyReader {
   release(): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
-    if (this.#buffer !== null) this.#budget.give(this.#buffer.byteLength);
+    if (this.#buffer !== null) this.#ctx.bodyBudget.give(this.#buffer.byteLength);
     this.#buffer = null;
   }
 
@@ -183,7 +181,7 @@ export class BodyReader {
     const capacity = this.#buffer?.byteLength ?? 0;
     if (size <= capacity) return true;
     const grown = whole && capacity === 0 ? size : Math.min(this.#limits.maxBodyBytes, Math.max(size, capacity * 2, FIRST_CAPACITY));
-    if (!this.#budget.take(grown - capacity)) return false;
+    if (!this.#ctx.bodyBudget.take(grown - capacity)) return false;
     // transfer() moves the bytes and frees the old memory at once: a copy into a new buffer left the
     // old one to the collector, so stalled bodies could hold about twice what they had received.
     this.#buffer = this.#buffer === null ? new Uint8Array(grown) : new Uint8Array(this.#buffer.buffer.transfer(grown));

@@ -4,5 +4,5 @@ import { type BodyLimits, BodyReader } from './body-reader.ts';
 import type { RequestContext } from './request-context.ts';
 
 export function readRequestBody(ctx: RequestContext, limits: BodyLimits): Promise<Uint8Array> {
-  return new BodyReader(ctx, limits, ctx.bodyBudget).read();
+  return new BodyReader(ctx, limits).read();
 }

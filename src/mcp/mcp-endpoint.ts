@@ -28,7 +28,7 @@ const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="munja"' };
 
 export async function mcpPost(deps: McpDeps, ctx: RequestContext): Promise<void> {
   const { maxJsonDepth } = deps.config;
-  const reader = new BodyReader(ctx, deps.config, ctx.bodyBudget);
+  const reader = new BodyReader(ctx, deps.config);
   const mcp = ctx.mcp ?? NO_MCP_HEADERS;
   const cors = deps.origins.check(mcp.origin);
   let principal: Principal;

@@ -35,7 +35,7 @@ beforeAll(async () => {
   app.post('/*', (res, req) => {
     const ctx = new RequestContext(res, req, settings);
     res.onAborted(() => { ctx.aborted = true; });
-    const reader = new BodyReader(ctx, { maxBodyBytes: 64, bodyTimeoutMs: 5_000 }, settings.bodyBudget);
+    const reader = new BodyReader(ctx, { maxBodyBytes: 64, bodyTimeoutMs: 5_000 });
     const failed = (error: unknown) => answer(ctx, { text: '', lengthAfter: -1, error: (error as ApiError).code });
     const got = (bytes: Body) => {
       const text = new TextDecoder().decode(bytes);
