@@ -27,55 +27,116 @@ export interface CompletionServiceDeps {
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/** A run's client until it starts. */
+const NOT_STARTED: Abortable = Object.freeze({ requestId: '', aborted: false, onAbort: null });
 
-/** A request that passed every check and holds a rate-limit lease (a slot and a token reservation). */
-export interface AdmittedCompletion {
-  readonly principal: Principal;
-  readonly request: ChatRequest;
-  readonly resolved: ResolvedModel;
-  /** The model that serves it (a route's choice, or the model asked for). */
-  readonly served: ModelConfig;
-  readonly promptTokens: number;
-  readonly reservedTokens: number;
-  readonly lease: Lease;
-  readonly maxTokens: number;
-  /** What the limiter said, for the response's x-ratelimit-* headers. */
-  readonly rateLimits: RateLimitState;
-  /** More headers for the response: the served model, for a route. */
-  readonly headers: Readonly<Record<string, string>>;
+/** How a front end answers a run's end: told once, after settlement. */
+export interface CompletionAnswer {
+  /** `billedPromptTokens`: the target's prompt count when it gave one, else ours. */
+  completed(run: AdmittedCompletion, outcome: CompletionOutcome, billedPromptTokens: number): void;
+  refused(run: AdmittedCompletion, error: unknown): void;
 }
 
 /**
- * Admits a request; the caller must then run it (a CompletionRun, or runCompletion, releases what
- * admission holds).
+ * A request that passed every check and holds a rate-limit lease (a slot and a token reservation),
+ * then its run: what is dispatched, and told how it ended. It settles the lease and records usage
+ * exactly once (completion, error or abort), then tells its answer. One object for the request,
+ * from what admission works out to the end, rather than one per step or a promise per layer.
+ */
+export class AdmittedCompletion implements Completion, OutcomeListener {
+  readonly principal: Principal;
+  readonly request: ChatRequest;
+  readonly publicModel: string;
+  /** The model that serves it (a route's choice, or the model asked for). */
+  readonly model: ModelConfig;
+  /** The character estimate until admitted; then the local engine's count for its models. */
+  promptTokens: number;
+  /** max_tokens for the engine (the client's, or what the context leaves); set on admission. */
+  maxTokens = 0;
+  /** Set on admission. */
+  lease: Lease | null = null;
+  /** What the limiter said, for the response's x-ratelimit-* headers; set on admission. */
+  rateLimits: RateLimitState | null = null;
+  /** More headers for the response: the served model, for a route. */
+  headers: Readonly<Record<string, string>> = NO_HEADERS;
+  client: Abortable = NOT_STARTED;
+  streamTo: RequestContext | null = null;
+  asBytes = false;
+  /** performance.now() at dispatch. */
+  dispatchedAt = 0;
+  #deps: CompletionServiceDeps | null = null;
+  #answer: CompletionAnswer | null = null;
+  #settled = false;
+
+  constructor(principal: Principal, request: ChatRequest, publicModel: string, model: ModelConfig, estimatedTokens: number) {
+    this.principal = principal;
+    this.request = request;
+    this.publicModel = publicModel;
+    this.model = model;
+    this.promptTokens = estimatedTokens;
+  }
+
+  /**
+   * Dispatches to `client` (and a stream to `streamTo`); `answer` hears the end. `asBytes`: a
+   * relayed JSON completion may come back as bytes ready to send.
+   */
+  start(deps: CompletionServiceDeps, client: Abortable, streamTo: RequestContext | null, asBytes: boolean, answer: CompletionAnswer): void {
+    this.#deps = deps;
+    this.client = client;
+    this.streamTo = streamTo;
+    this.asBytes = asBytes;
+    this.#answer = answer;
+    this.dispatchedAt = performance.now();
+    try {
+      dispatchCompletion(deps.dispatch, this, this);
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  succeeded(outcome: CompletionOutcome): void {
+    if (this.#settled) return;
+    const billedPrompt = outcome.promptTokens ?? this.promptTokens;
+    this.#settle(billedPrompt, outcome.completionTokens);
+    this.#answer!.completed(this, outcome, billedPrompt);
+  }
+
+  failed(error: unknown): void {
+    if (this.#settled) return;
+    this.#settle(this.promptTokens, 0);
+    this.#answer!.refused(this, error);
+  }
+
+  #settle(promptTokens: number, completionTokens: number): void {
+    this.#settled = true;
+    const deps = this.#deps!;
+    const { keyId } = this.principal;
+    void deps.limiter.settle(this.lease!, promptTokens + completionTokens);
+    deps.keyInFlight.leave(keyId);
+    deps.usage.record(keyId, promptTokens, completionTokens);
+  }
+}
+
+/**
+ * Admits a request; the caller must then start it (AdmittedCompletion.start, or runCompletion),
+ * which releases what admission holds.
  * Synchronous when nothing has to be waited for (the limiter decides at once, the target is an
  * upstream), so that a request goes from its body to its dispatch within one turn; else a promise.
  * `trace`: the request's spans, which get the limiter's decision as a phase.
  */
 export function admitCompletion(deps: CompletionServiceDeps, principal: Principal, request: ChatRequest, trace: RequestTrace | null = null): AdmittedCompletion | Promise<AdmittedCompletion> {
   deps.keyInFlight.enter(principal.keyId);
-  const leave = (error: unknown): never => {
-    deps.keyInFlight.leave(principal.keyId);
-    throw error;
-  };
   try {
     const admitted = admit(deps, principal, request, trace);
-    return admitted instanceof Promise ? admitted.catch(leave) : admitted;
+    return admitted instanceof Promise ? admitted.catch((error: unknown) => leave(deps, principal, error)) : admitted;
   } catch (error) {
-    return leave(error);
+    return leave(deps, principal, error);
   }
 }
 
-/** What admission has worked out before the limiter's decision. */
-interface Asking {
-  readonly principal: Principal;
-  readonly request: ChatRequest;
-  readonly resolved: ResolvedModel;
-  readonly model: ModelConfig;
-  readonly maxTokens: number | null;
-  /** The prompt's tokens estimated from its characters (what an upstream's budget is sized by). */
-  readonly estimatedTokens: number;
-  readonly reservedTokens: number;
+function leave(deps: CompletionServiceDeps, principal: Principal, error: unknown): never {
+  deps.keyInFlight.leave(principal.keyId);
+  throw error;
 }
 
 /**
@@ -96,31 +157,35 @@ function admit(deps: CompletionServiceDeps, principal: Principal, request: ChatR
   const estimated = Math.min(estimatedTokens, model.contextTokens);
   const estimatedBudget = Math.max(1, model.contextTokens - estimated);
   const reservedTokens = estimated + request.n * (maxTokens ?? Math.min(model.defaultMaxTokens, estimatedBudget));
-  const asking: Asking = { principal, request, resolved, model, maxTokens, estimatedTokens, reservedTokens };
+  const admitted = new AdmittedCompletion(principal, request, resolved.publicId, model, estimatedTokens);
   trace?.enter('munja.rate_limit');
   const decided = deps.limiter.tryAcquire(principal, reservedTokens);
-  if (decided !== null) return afterDecision(deps, asking, decided, trace);
-  return deps.limiter.acquire(principal, reservedTokens).then((decision) => afterDecision(deps, asking, decision, trace));
+  if (decided !== null) return afterDecision(deps, admitted, decided, reservedTokens, trace);
+  return deps.limiter.acquire(principal, reservedTokens).then((decision) => afterDecision(deps, admitted, decision, reservedTokens, trace));
 }
 
-function afterDecision(deps: CompletionServiceDeps, asking: Asking, decision: LimitDecision, trace: RequestTrace | null): AdmittedCompletion | Promise<AdmittedCompletion> {
-  const { reservedTokens, model } = asking;
+function afterDecision(deps: CompletionServiceDeps, admitted: AdmittedCompletion, decision: LimitDecision, reservedTokens: number, trace: RequestTrace | null): AdmittedCompletion | Promise<AdmittedCompletion> {
   trace?.leave({ 'munja.rate_limit.allowed': decision.allowed, 'munja.rate_limit.reserved_tokens': reservedTokens });
-  if (!decision.allowed || decision.lease === null) throw rateLimitError(decision, reservedTokens);
   const { lease } = decision;
-  const refused = (error: unknown): never => {
-    void deps.limiter.settle(lease, 0);
-    throw error;
-  };
+  if (!decision.allowed || lease === null) throw rateLimitError(decision, reservedTokens);
+  admitted.lease = lease;
+  admitted.rateLimits = decision;
+  const { request, model } = admitted;
   try {
-    checkPromptLength(asking.request, model);
-    if (model.target.kind !== 'local') return admitted(asking, decision, lease, asking.estimatedTokens);
-    return deps.dispatch.engine.countPromptTokens(asking.request.messages)
-      .then((promptTokens) => admitted(asking, decision, lease, promptTokens))
-      .catch(refused);
+    checkPromptLength(request, model);
+    if (model.target.kind !== 'local') return fitted(admitted, admitted.promptTokens);
+    return deps.dispatch.engine.countPromptTokens(request.messages)
+      .then((promptTokens) => fitted(admitted, promptTokens))
+      .catch((error: unknown) => refused(deps, lease, error));
   } catch (error) {
-    return refused(error);
+    return refused(deps, lease, error);
   }
+}
+
+/** A request refused after admission: its lease is settled with no tokens. */
+function refused(deps: CompletionServiceDeps, lease: Lease, error: unknown): never {
+  void deps.limiter.settle(lease, 0);
+  throw error;
 }
 
 /**
@@ -128,8 +193,9 @@ function afterDecision(deps: CompletionServiceDeps, asking: Asking, decision: Li
  * local engine's context is checked with its own tokenizer's count; an upstream checks its own
  * context, so the estimate serves (it may overshoot: the budget only sizes the reply).
  */
-function admitted(asking: Asking, decision: LimitDecision, lease: Lease, promptTokens: number): AdmittedCompletion {
-  const { principal, request, resolved, model, maxTokens, reservedTokens } = asking;
+function fitted(admitted: AdmittedCompletion, promptTokens: number): AdmittedCompletion {
+  const { request, model } = admitted;
+  const maxTokens = request.maxTokens;
   const budget = model.target.kind === 'local' ? model.contextTokens - promptTokens : Math.max(1, model.contextTokens - promptTokens);
   if (budget < (maxTokens ?? 1)) {
     throw new ApiError('context_length_exceeded', {
@@ -137,8 +203,10 @@ function admitted(asking: Asking, decision: LimitDecision, lease: Lease, promptT
       message: `This model's context is ${model.contextTokens} tokens; the messages use ${promptTokens}${maxTokens ? ` and max_tokens asks for ${maxTokens}` : ''}.`,
     });
   }
-  const headers = resolved.publicId === model.id ? NO_HEADERS : { 'x-munja-served-model': model.id };
-  return { principal, request, resolved, served: model, promptTokens, reservedTokens, lease, maxTokens: maxTokens ?? Math.min(model.maxOutputTokens, budget), rateLimits: decision, headers };
+  admitted.promptTokens = promptTokens;
+  admitted.maxTokens = maxTokens ?? Math.min(model.maxOutputTokens, budget);
+  if (admitted.publicModel !== model.id) admitted.headers = { 'x-munja-served-model': model.id };
+  return admitted;
 }
 
 /** A prompt so long by its characters alone that it cannot fit: refused before any tokenizing. */
@@ -157,98 +225,24 @@ export interface CompletionResult extends CompletionOutcome {
   readonly billedPromptTokens: number;
 }
 
-/**
- * One admitted completion under way: what is dispatched, and told how it ended. It settles the
- * lease and records usage exactly once (completion, error or abort), then tells its subclass. One
- * object for the request, rather than a promise at every layer between the handler and undici.
- */
-export abstract class CompletionRun implements Completion, OutcomeListener {
-  readonly client: Abortable;
-  readonly streamTo: RequestContext | null;
-  readonly request: ChatRequest;
-  readonly publicModel: string;
-  readonly model: ModelConfig;
-  readonly maxTokens: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly asBytes: boolean;
-  readonly #deps: CompletionServiceDeps;
-  readonly #admitted: AdmittedCompletion;
-  #settled = false;
+/** A run's end as a promise (MCP): the result, or the failure. */
+class PromisedAnswer implements CompletionAnswer {
+  readonly #resolve: (result: CompletionResult) => void;
+  readonly #reject: (error: unknown) => void;
 
-  /** `asBytes`: a relayed JSON completion may come back as bytes ready to send. */
-  constructor(deps: CompletionServiceDeps, admitted: AdmittedCompletion, client: Abortable, streamTo: RequestContext | null, asBytes: boolean) {
-    this.#deps = deps;
-    this.#admitted = admitted;
-    this.client = client;
-    this.streamTo = streamTo;
-    this.request = admitted.request;
-    this.publicModel = admitted.resolved.publicId;
-    this.model = admitted.served;
-    this.maxTokens = admitted.maxTokens;
-    this.headers = admitted.headers;
-    this.asBytes = asBytes;
+  constructor(resolve: (result: CompletionResult) => void, reject: (error: unknown) => void) {
+    this.#resolve = resolve;
+    this.#reject = reject;
   }
 
-  /** Dispatches; the subclass hears the end through `completed` or `refused`. */
-  start(): void {
-    try {
-      dispatchCompletion(this.#deps.dispatch, this, this);
-    } catch (error) {
-      this.failed(error);
-    }
-  }
-
-  /** The outcome, after settlement; `billedPromptTokens`: the target's prompt count, else ours. */
-  protected abstract completed(outcome: CompletionOutcome, billedPromptTokens: number): void;
-  /** The failure, after settlement. */
-  protected abstract refused(error: unknown): void;
-
-  succeeded(outcome: CompletionOutcome): void {
-    if (this.#settled) return;
-    const billedPrompt = outcome.promptTokens ?? this.#admitted.promptTokens;
-    this.#settle(billedPrompt, outcome.completionTokens);
-    this.completed(outcome, billedPrompt);
-  }
-
-  failed(error: unknown): void {
-    if (this.#settled) return;
-    this.#settle(this.#admitted.promptTokens, 0);
-    this.refused(error);
-  }
-
-  #settle(promptTokens: number, completionTokens: number): void {
-    this.#settled = true;
-    const deps = this.#deps;
-    const { keyId } = this.#admitted.principal;
-    void deps.limiter.settle(this.#admitted.lease, promptTokens + completionTokens);
-    deps.keyInFlight.leave(keyId);
-    deps.usage.record(keyId, promptTokens, completionTokens);
-  }
-}
-
-/** A completion run as a promise (MCP): the result, or the failure. */
-class PromisedRun extends CompletionRun {
-  #resolve: (result: CompletionResult) => void = noop;
-  #reject: (error: unknown) => void = noop;
-
-  run(): Promise<CompletionResult> {
-    return new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-      this.start();
-    });
-  }
-
-  protected completed(outcome: CompletionOutcome, billedPromptTokens: number): void {
+  completed(_run: AdmittedCompletion, outcome: CompletionOutcome, billedPromptTokens: number): void {
     this.#resolve({ ...outcome, billedPromptTokens });
   }
 
-  protected refused(error: unknown): void {
+  refused(_run: AdmittedCompletion, error: unknown): void {
     this.#reject(error);
   }
 }
-
-const noop = (): void => {};
 
 /**
  * Runs an admitted completion and always settles its lease (completion, error or abort) and records
@@ -261,7 +255,7 @@ export function runCompletion(
   streamTo: RequestContext | null,
   asBytes = false,
 ): Promise<CompletionResult> {
-  return new PromisedRun(deps, admitted, client, streamTo, asBytes).run();
+  return new Promise((resolve, reject) => admitted.start(deps, client, streamTo, asBytes, new PromisedAnswer(resolve, reject)));
 }
 
 function resolveModel(catalog: ModelCatalog, principal: Principal, id: string): ResolvedModel {

@@ -2,7 +2,7 @@
 // service. The key comes first: a request without a valid one is refused before its body is read.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
-import { type AdmittedCompletion, admitCompletion, CompletionRun, type CompletionServiceDeps } from '../dispatch/completion-service.ts';
+import { type AdmittedCompletion, admitCompletion, type CompletionAnswer, type CompletionServiceDeps } from '../dispatch/completion-service.ts';
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';
@@ -87,52 +87,43 @@ function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: Admi
   ctx.promptTokens = admitted.promptTokens;
   ctx.rateLimits = admitted.rateLimits;
   const { trace } = ctx;
-  trace?.served(admitted.served.id);
+  trace?.served(admitted.model.id);
   trace?.enter('munja.dispatch');
   // Bytes unless the completion's content is recorded in its trace.
-  new HttpCompletion(deps, admitted, ctx, trace?.capturesContent !== true).start();
+  admitted.start(deps, ctx, admitted.request.stream ? ctx : null, trace?.capturesContent !== true, HTTP_ANSWER);
   return ENDS_LATER;
 }
 
-/** A completion answered on its HTTP request: it sends the JSON reply (a stream writes its own) and ends the request. */
-class HttpCompletion extends CompletionRun {
-  readonly #ctx: RequestContext;
-  /** For the time spent on the target (the gateway-overhead metric is the total time minus it). */
-  readonly #dispatchedAt = performance.now();
-
-  constructor(deps: ChatCompletionsDeps, admitted: AdmittedCompletion, ctx: RequestContext, asBytes: boolean) {
-    super(deps, admitted, ctx, admitted.request.stream ? ctx : null, asBytes);
-    this.#ctx = ctx;
-  }
-
-  protected completed(outcome: CompletionOutcome, billedPromptTokens: number): void {
-    const ctx = this.#ctx;
-    this.#left();
+/** A completion answered on its HTTP request (its client): the JSON reply (a stream writes its own), then the request's end. */
+const HTTP_ANSWER: CompletionAnswer = {
+  completed(run: AdmittedCompletion, outcome: CompletionOutcome, billedPromptTokens: number): void {
+    const ctx = left(run);
     ctx.promptTokens = billedPromptTokens;
     ctx.completionTokens = outcome.completionTokens;
     try {
       const { body, bytes } = outcome;
       if (ctx.trace?.capturesContent && body != null) ctx.trace.recordOutput(body.choices);
       if (bytes != null || body != null) {
-        const headers = isEmpty(outcome.headers) ? this.headers : { ...this.headers, ...outcome.headers };
+        const headers = isEmpty(outcome.headers) ? run.headers : { ...run.headers, ...outcome.headers };
         send(ctx, 200, bytes ?? JSON.stringify(body), headers);
       }
     } catch (error) {
       return ctx.end(error);
     }
     ctx.end();
-  }
+  },
 
-  protected refused(error: unknown): void {
-    this.#left();
-    this.#ctx.end(error);
-  }
+  refused(run: AdmittedCompletion, error: unknown): void {
+    left(run).end(error);
+  },
+};
 
-  #left(): void {
-    const ctx = this.#ctx;
-    ctx.targetMs = performance.now() - this.#dispatchedAt;
-    ctx.trace?.leave();
-  }
+/** The run's request, told the time spent on the target (the gateway-overhead metric is the total time minus it). */
+function left(run: AdmittedCompletion): RequestContext {
+  const ctx = run.client as RequestContext;
+  ctx.targetMs = performance.now() - run.dispatchedAt;
+  ctx.trace?.leave();
+  return ctx;
 }
 
 function isEmpty(headers: Readonly<Record<string, string>> | undefined): boolean {

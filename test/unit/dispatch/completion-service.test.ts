@@ -51,7 +51,7 @@ async function codeOf(admit: () => unknown): Promise<string> {
 async function admitAndSettle(deps: CompletionServiceDeps, who: Principal, request: ChatRequest): Promise<string> {
   try {
     const admitted = await admitCompletion(deps, who, request);
-    await deps.limiter.settle(admitted.lease, 0);
+    await deps.limiter.settle(admitted.lease!, 0);
     deps.keyInFlight.leave(who.keyId);
     return 'admitted';
   } catch (error) {
