@@ -50,19 +50,19 @@ export function writeHeaderLines(res: HttpResponse, contentType: string, request
   res.writeHeader(CONTENT_TYPE, at < MAX_KEPT_VIEW ? (views[at] ??= lines.subarray(0, at)) : lines.subarray(0, at));
 }
 
-function putRateLimits({ requests, tokens }: RateLimitState): void {
+function putRateLimits(rateLimits: RateLimitState): void {
   copy(LIMIT_REQUESTS);
-  putCount(requests.limit);
+  putCount(rateLimits.requestsLimit);
   copy(REMAINING_REQUESTS);
-  putCount(requests.remaining);
+  putCount(rateLimits.requestsRemaining);
   copy(RESET_REQUESTS);
-  putDuration(requests.resetMs);
+  putDuration(rateLimits.requestsResetMs);
   copy(LIMIT_TOKENS);
-  putCount(tokens.limit);
+  putCount(rateLimits.tokensLimit);
   copy(REMAINING_TOKENS);
-  putCount(tokens.remaining);
+  putCount(rateLimits.tokensRemaining);
   copy(RESET_TOKENS);
-  putDuration(tokens.resetMs);
+  putDuration(rateLimits.tokensResetMs);
 }
 
 /** A count as String() writes it: digit by digit when it is a non-negative safe integer (always, in practice). */

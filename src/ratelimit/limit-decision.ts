@@ -1,29 +1,53 @@
 // An admission (the model's or the script's) → what callers and the headers read.
-import type { BucketState, LimitDecision, Lease } from './limiter.ts';
+import type { LimitDecision, LimitName, Lease } from './limiter.ts';
 import type { Admission, Levels } from './limiter-model.ts';
 import { type LimitPolicy, limitOf } from './limit-policy.ts';
 import { msUntil } from './token-bucket.ts';
 
+/** One object per decision: both buckets' numbers are its own fields, not objects of their own. */
+class Decision implements LimitDecision {
+  readonly allowed: boolean;
+  readonly retryAfterMs: number;
+  readonly limitedBy: { readonly name: LimitName; readonly limit: number } | null;
+  readonly requestsLimit: number;
+  readonly requestsRemaining: number;
+  readonly requestsResetMs: number;
+  readonly tokensLimit: number;
+  readonly tokensRemaining: number;
+  readonly tokensResetMs: number;
+  readonly lease: Lease | null;
+  readonly degraded: boolean;
+
+  constructor(admission: Admission, policy: LimitPolicy, requestsLevel: number, rpm: number, tokensLevel: number, tpm: number, lease: Lease | null, degraded: boolean) {
+    this.allowed = admission.allowed;
+    this.retryAfterMs = admission.retryAfterMs;
+    this.limitedBy = admission.limitedBy && { name: admission.limitedBy, limit: limitOf(admission.limitedBy, policy) };
+    this.requestsLimit = rpm;
+    this.requestsRemaining = remaining(requestsLevel);
+    this.requestsResetMs = msUntil(requestsLevel, rpm, rpm);
+    this.tokensLimit = tpm;
+    this.tokensRemaining = remaining(tokensLevel);
+    this.tokensResetMs = msUntil(tokensLevel, tpm, tpm);
+    this.lease = lease;
+    this.degraded = degraded;
+  }
+}
+
+/** For each of requests and tokens, the bucket that runs out first, the key's or the account's (the key's on a tie). */
 export function toLimitDecision(admission: Admission, key: Levels, account: Levels | null, policy: LimitPolicy, lease: Lease | null, degraded: boolean): LimitDecision {
-  const limits = policy.account;
-  return {
-    allowed: admission.allowed,
-    retryAfterMs: admission.retryAfterMs,
-    limitedBy: admission.limitedBy && { name: admission.limitedBy, limit: limitOf(admission.limitedBy, policy) },
-    requests: account && limits ? tighter(key.requests, policy.key.rpm, account.requests, limits.rpm) : bucketState(key.requests, policy.key.rpm),
-    tokens: account && limits ? tighter(key.tokens, policy.key.tpm, account.tokens, limits.tpm) : bucketState(key.tokens, policy.key.tpm),
+  const limits = account === null ? null : policy.account;
+  const requestsByAccount = limits !== null && remaining(account!.requests) < remaining(key.requests);
+  const tokensByAccount = limits !== null && remaining(account!.tokens) < remaining(key.tokens);
+  return new Decision(
+    admission,
+    policy,
+    requestsByAccount ? account!.requests : key.requests,
+    requestsByAccount ? limits.rpm : policy.key.rpm,
+    tokensByAccount ? account!.tokens : key.tokens,
+    tokensByAccount ? limits.tpm : policy.key.tpm,
     lease,
     degraded,
-  };
-}
-
-export function bucketState(level: number, capacity: number): BucketState {
-  return { limit: capacity, remaining: remaining(level), resetMs: msUntil(level, capacity, capacity) };
-}
-
-/** The state of the bucket that runs out first, the key's or the account's; the key's on a tie. */
-function tighter(keyLevel: number, keyCapacity: number, accountLevel: number, accountCapacity: number): BucketState {
-  return remaining(accountLevel) < remaining(keyLevel) ? bucketState(accountLevel, accountCapacity) : bucketState(keyLevel, keyCapacity);
+  );
 }
 
 function remaining(level: number): number {

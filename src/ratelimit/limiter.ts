@@ -12,17 +12,17 @@ export interface LimitSubject {
   readonly limits: RateLimits;
 }
 
-export interface BucketState {
-  readonly limit: number;
-  readonly remaining: number;
-  /** Time until the bucket is full again. */
-  readonly resetMs: number;
-}
-
-/** What a response's x-ratelimit-* headers tell (a LimitDecision is one). */
+/**
+ * What a response's x-ratelimit-* headers tell (a LimitDecision is one): per bucket, its limit,
+ * what remains, and the time until it is full again.
+ */
 export interface RateLimitState {
-  readonly requests: BucketState;
-  readonly tokens: BucketState;
+  readonly requestsLimit: number;
+  readonly requestsRemaining: number;
+  readonly requestsResetMs: number;
+  readonly tokensLimit: number;
+  readonly tokensRemaining: number;
+  readonly tokensResetMs: number;
 }
 
 export type LimitName = 'key_requests' | 'key_tokens' | 'account_requests' | 'account_tokens' | 'concurrency';
@@ -33,15 +33,13 @@ export interface Lease {
   readonly reservedTokens: number;
 }
 
-export interface LimitDecision {
+/** The x-ratelimit-* numbers are the tighter of the key's and the account's bucket. */
+export interface LimitDecision extends RateLimitState {
   readonly allowed: boolean;
   /** When denied: how long until the same request would be admitted; Infinity if it never can. */
   readonly retryAfterMs: number;
   /** The limit that denied (the one with the longest wait); null when allowed. */
   readonly limitedBy: { readonly name: LimitName; readonly limit: number } | null;
-  /** The tighter of the key's and the account's bucket, for the x-ratelimit-* headers. */
-  readonly requests: BucketState;
-  readonly tokens: BucketState;
   /** Present when allowed: settle it exactly once when the request ends, however it ends. */
   readonly lease: Lease | null;
   /** Decided by this instance's local share of the limits because the shared store did not answer. */

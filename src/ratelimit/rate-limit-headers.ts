@@ -17,19 +17,19 @@ export function formatDuration(ms: number): string {
 
 export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
   return {
-    'x-ratelimit-limit-requests': String(decision.requests.limit),
-    'x-ratelimit-remaining-requests': String(decision.requests.remaining),
-    'x-ratelimit-reset-requests': formatDuration(decision.requests.resetMs),
-    'x-ratelimit-limit-tokens': String(decision.tokens.limit),
-    'x-ratelimit-remaining-tokens': String(decision.tokens.remaining),
-    'x-ratelimit-reset-tokens': formatDuration(decision.tokens.resetMs),
+    'x-ratelimit-limit-requests': String(decision.requestsLimit),
+    'x-ratelimit-remaining-requests': String(decision.requestsRemaining),
+    'x-ratelimit-reset-requests': formatDuration(decision.requestsResetMs),
+    'x-ratelimit-limit-tokens': String(decision.tokensLimit),
+    'x-ratelimit-remaining-tokens': String(decision.tokensRemaining),
+    'x-ratelimit-reset-tokens': formatDuration(decision.tokensResetMs),
   };
 }
 
 /** SDKs ignore Retry-After above 60 s and fall back to ~1 s backoff, so the header is clamped. */
 export function rateLimitError(decision: LimitDecision, reservedTokens: number): ApiError {
   const headers = rateLimitHeaders(decision);
-  const limited = decision.limitedBy ?? { name: 'key_requests', limit: decision.requests.limit };
+  const limited = decision.limitedBy ?? { name: 'key_requests', limit: decision.requestsLimit };
   const whose = limited.name.startsWith('account_') ? "the account's" : "this key's";
   if (!Number.isFinite(decision.retryAfterMs)) {
     return new ApiError('rate_limit_exceeded', {

@@ -41,8 +41,8 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       const who = subject({ rpm: 5, tpm: 100_000 });
       for (let remaining = 4; remaining >= 0; remaining -= 1) {
         const decision = admitted(await limiter.acquire(who, 10));
-        expect(decision.requests).toMatchObject({ limit: 5, remaining });
-        expect(decision.tokens.limit).toBe(100_000);
+        expect(decision).toMatchObject({ requestsLimit: 5, requestsRemaining: remaining });
+        expect(decision.tokensLimit).toBe(100_000);
         expect(decision.lease?.reservedTokens).toBe(10);
         expect(decision.degraded).toBe(false);
       }
@@ -50,8 +50,8 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       expect(denied).toMatchObject({ allowed: false, lease: null, limitedBy: { name: 'key_requests', limit: 5 } });
       expect(denied.retryAfterMs).toBeGreaterThan(11_000);
       expect(denied.retryAfterMs).toBeLessThanOrEqual(12_000);
-      expect(denied.requests.remaining).toBe(0);
-      expect(denied.requests.resetMs).toBeGreaterThan(0);
+      expect(denied.requestsRemaining).toBe(0);
+      expect(denied.requestsResetMs).toBeGreaterThan(0);
     });
 
     it('changes nothing when it denies', async () => {
@@ -60,8 +60,8 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       admitted(await limiter.acquire(who, 700));
       expect((await limiter.acquire(who, 400)).limitedBy?.name).toBe('key_tokens');
       const next = admitted(await limiter.acquire(who, 290));
-      expect(next.requests.remaining).toBe(98);
-      expect(next.tokens.remaining).toBeLessThanOrEqual(11);
+      expect(next.requestsRemaining).toBe(98);
+      expect(next.tokensRemaining).toBeLessThanOrEqual(11);
     });
 
     it('does not lengthen the wait however often a denied key asks', async () => {
@@ -82,7 +82,7 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       const denied = await limiter.acquire(who, 501);
       expect(denied).toMatchObject({ allowed: false, retryAfterMs: Infinity, limitedBy: { name: 'key_tokens', limit: 500 } });
       const next = admitted(await limiter.acquire(who, 500));
-      expect(next.requests.remaining).toBe(9);
+      expect(next.requestsRemaining).toBe(9);
     });
 
     it('settles: refunds what was reserved but not used', async () => {
@@ -91,7 +91,7 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       const { lease } = admitted(await limiter.acquire(who, 1000));
       expect((await limiter.acquire(who, 500)).allowed).toBe(false);
       await limiter.settle(lease!, 100);
-      expect(admitted(await limiter.acquire(who, 890)).tokens.remaining).toBeLessThanOrEqual(11);
+      expect(admitted(await limiter.acquire(who, 890)).tokensRemaining).toBeLessThanOrEqual(11);
     });
 
     it('settles: charges use beyond the reservation, once however often it is settled', async () => {
@@ -100,7 +100,7 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       const { lease } = admitted(await limiter.acquire(who, 100));
       await limiter.settle(lease!, 600);
       await limiter.settle(lease!, 600);
-      const remaining = admitted(await limiter.acquire(who, 1)).tokens.remaining;
+      const remaining = admitted(await limiter.acquire(who, 1)).tokensRemaining;
       expect(remaining).toBeGreaterThanOrEqual(399);
       expect(remaining).toBeLessThanOrEqual(401);
     });
@@ -112,7 +112,7 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       admitted(await limiter.acquire(who, 1));
       const denied = await limiter.acquire(who, 1);
       expect(denied).toMatchObject({ allowed: false, retryAfterMs: 1000, limitedBy: { name: 'concurrency', limit: 2 } });
-      expect(denied.requests.remaining).toBe(98);
+      expect(denied.requestsRemaining).toBe(98);
       await limiter.settle(first.lease!, 1);
       admitted(await limiter.acquire(who, 1));
       expect((await limiter.acquire(subject({ rpm: 100, tpm: 100_000 }), 1)).allowed).toBe(true);
@@ -147,7 +147,7 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       const b = subject({ rpm: 10, tpm: 100_000 }, a.accountId);
       admitted(await limiter.acquire(a, 1));
       admitted(await limiter.acquire(a, 1));
-      expect(admitted(await limiter.acquire(b, 1)).requests).toMatchObject({ limit: 3, remaining: 0 });
+      expect(admitted(await limiter.acquire(b, 1))).toMatchObject({ requestsLimit: 3, requestsRemaining: 0 });
       const denied = await limiter.acquire(b, 1);
       expect(denied).toMatchObject({ allowed: false, limitedBy: { name: 'account_requests', limit: 3 } });
       admitted(await limiter.acquire(subject({ rpm: 10, tpm: 100_000 }), 1));
@@ -174,7 +174,7 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       const who = subject({ rpm: 10, tpm: 100_000 });
       admitted(await limiter.acquire(who, 1));
       const lowered = admitted(await limiter.acquire({ ...who, limits: { rpm: 3, tpm: 100_000 } }, 1));
-      expect(lowered.requests).toMatchObject({ limit: 3, remaining: 2 });
+      expect(lowered).toMatchObject({ requestsLimit: 3, requestsRemaining: 2 });
     });
 
     it('tells the truth about when to retry', async () => {

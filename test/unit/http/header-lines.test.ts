@@ -17,12 +17,12 @@ const HEADER_SETS: Record<string, Headers | undefined> = {
 };
 // Rate-limit states, each answered at /limits/<index>: every spelling of a duration, edges of each.
 const RATE_LIMITS: RateLimitState[] = [
-  { requests: { limit: 60, remaining: 59, resetMs: 1_000 }, tokens: { limit: 100_000, remaining: 99_000, resetMs: 600 } },
-  { requests: { limit: 0, remaining: 0, resetMs: 0 }, tokens: { limit: 1, remaining: 0, resetMs: 0.2 } },
-  { requests: { limit: 2_000_000_000, remaining: 1_999_999_999, resetMs: 999.01 }, tokens: { limit: 9_007_199_254_740_991, remaining: 10, resetMs: 1_000.5 } },
-  { requests: { limit: 5, remaining: 4, resetMs: 59_999 }, tokens: { limit: 5, remaining: 4, resetMs: 60_000 } },
-  { requests: { limit: 5, remaining: 4, resetMs: 3_599_001 }, tokens: { limit: 5, remaining: 4, resetMs: 3_600_000 } },
-  { requests: { limit: 5, remaining: 4, resetMs: 90_061_000 }, tokens: { limit: 5, remaining: 4, resetMs: 86_400_000 * 30 } },
+  { requestsLimit: 60, requestsRemaining: 59, requestsResetMs: 1_000, tokensLimit: 100_000, tokensRemaining: 99_000, tokensResetMs: 600 },
+  { requestsLimit: 0, requestsRemaining: 0, requestsResetMs: 0, tokensLimit: 1, tokensRemaining: 0, tokensResetMs: 0.2 },
+  { requestsLimit: 2_000_000_000, requestsRemaining: 1_999_999_999, requestsResetMs: 999.01, tokensLimit: 9_007_199_254_740_991, tokensRemaining: 10, tokensResetMs: 1_000.5 },
+  { requestsLimit: 5, requestsRemaining: 4, requestsResetMs: 59_999, tokensLimit: 5, tokensRemaining: 4, tokensResetMs: 60_000 },
+  { requestsLimit: 5, requestsRemaining: 4, requestsResetMs: 3_599_001, tokensLimit: 5, tokensRemaining: 4, tokensResetMs: 3_600_000 },
+  { requestsLimit: 5, requestsRemaining: 4, requestsResetMs: 90_061_000, tokensLimit: 5, tokensRemaining: 4, tokensResetMs: 86_400_000 * 30 },
 ];
 let listening: ListeningApp;
 

@@ -32,7 +32,7 @@ describe('local share', () => {
     const decisions = await Promise.all(Array.from({ length: 12 }, () => limiter.acquire(who(30, 100_000), 1, 3, null)));
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(10);
     expect(decisions.every((decision) => decision.degraded)).toBe(true);
-    expect(decisions[0]!.requests.limit).toBe(10);
+    expect(decisions[0]!.requestsLimit).toBe(10);
   });
 
   it('admits a request larger than the share but within the limit on a full bucket, then bills the rest as debt', async () => {
