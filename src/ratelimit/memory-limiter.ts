@@ -4,6 +4,7 @@ import type { LimitsConfig } from '../config/config-types.ts';
 import type { LimitDecision, LimitSubject, Lease, Limiter } from './limiter.ts';
 import { toLimitDecision } from './limit-decision.ts';
 import { type LimitPolicy, type PolicyResolver, policyResolver } from './limit-policy.ts';
+import { HeldLeases, Holdable } from './held-leases.ts';
 import { type Levels, LimiterModel, type SlotHolder } from './limiter-model.ts';
 
 export interface MemoryLimiterOptions {
@@ -13,7 +14,7 @@ export interface MemoryLimiterOptions {
 }
 
 /** A lease and what settling it needs: one object per admission, held by identity (no id to make and hash). */
-class HeldLease implements Lease {
+class HeldLease extends Holdable implements Lease {
   readonly id = LEASE_ID;
   readonly subject: LimitSubject;
   readonly policy: LimitPolicy;
@@ -21,6 +22,7 @@ class HeldLease implements Lease {
   readonly acquiredAt: number;
 
   constructor(subject: LimitSubject, policy: LimitPolicy, reservedTokens: number, acquiredAt: number) {
+    super();
     this.subject = subject;
     this.policy = policy;
     this.reservedTokens = reservedTokens;
@@ -37,8 +39,11 @@ const SETTLED = Promise.resolve();
 
 export class MemoryLimiter implements Limiter {
   readonly #model = new LimiterModel();
-  readonly #held = new Set<HeldLease>();
-  /** keyId → its requests in flight (the slots it holds). */
+  readonly #held = new HeldLeases<HeldLease>();
+  /**
+   * keyId → its requests in flight (the slots it holds). A key whose count drops to zero keeps its
+   * entry until the sweep: deleting and adding it back on every request rebuilt the map's table.
+   */
   readonly #inFlight = new Map<string, number>();
   readonly #policyFor: PolicyResolver;
   readonly #now: () => number;
@@ -98,8 +103,7 @@ export class MemoryLimiter implements Limiter {
 
   #release(keyId: string): number {
     const inFlight = (this.#inFlight.get(keyId) ?? 1) - 1;
-    if (inFlight > 0) this.#inFlight.set(keyId, inFlight);
-    else this.#inFlight.delete(keyId);
+    this.#inFlight.set(keyId, inFlight);
     return inFlight;
   }
 
@@ -112,10 +116,14 @@ export class MemoryLimiter implements Limiter {
       const inFlight = this.#release(held.subject.keyId);
       this.#model.release(held.subject, held.policy, this.#holder, 0, inFlight, now);
     }
+    for (const [keyId, inFlight] of this.#inFlight) if (inFlight === 0) this.#inFlight.delete(keyId);
   }
 }
 
+/** Read once: the getter makes a new number on every read. */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** Wall-clock milliseconds that never jump back (an NTP step must not refill or freeze buckets). */
 function monotonicNow(): number {
-  return performance.timeOrigin + performance.now();
+  return TIME_ORIGIN + performance.now();
 }
