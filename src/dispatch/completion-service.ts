@@ -43,7 +43,7 @@ export interface CompletionAnswer {
  * exactly once (completion, error or abort), then tells its answer. One object for the request,
  * from what admission works out to the end, rather than one per step or a promise per layer.
  */
-export class AdmittedCompletion implements Completion, OutcomeListener {
+export class AdmittedCompletion implements Completion, OutcomeListener, RateLimitState {
   readonly principal: Principal;
   readonly request: ChatRequest;
   readonly publicModel: string;
@@ -55,8 +55,14 @@ export class AdmittedCompletion implements Completion, OutcomeListener {
   maxTokens = 0;
   /** Set on admission. */
   lease: Lease | null = null;
-  /** What the limiter said, for the response's x-ratelimit-* headers; set on admission. */
-  rateLimits: RateLimitState | null = null;
+  // What the limiter said, for the response's x-ratelimit-* headers; set on admission. Without an
+  // initial value, a number too large for a small integer is kept as the limiter's own.
+  requestsLimit!: number;
+  requestsRemaining!: number;
+  requestsResetMs!: number;
+  tokensLimit!: number;
+  tokensRemaining!: number;
+  tokensResetMs!: number;
   /** More headers for the response: the served model, for a route. */
   headers: Readonly<Record<string, string>> = NO_HEADERS;
   client: Abortable = NOT_STARTED;
@@ -74,6 +80,17 @@ export class AdmittedCompletion implements Completion, OutcomeListener {
     this.publicModel = publicModel;
     this.model = model;
     this.promptTokens = estimatedTokens;
+  }
+
+  /** Holds the lease, and keeps the limiter's numbers (its decision may be reused). */
+  held(lease: Lease, decision: LimitDecision): void {
+    this.lease = lease;
+    this.requestsLimit = decision.requestsLimit;
+    this.requestsRemaining = decision.requestsRemaining;
+    this.requestsResetMs = decision.requestsResetMs;
+    this.tokensLimit = decision.tokensLimit;
+    this.tokensRemaining = decision.tokensRemaining;
+    this.tokensResetMs = decision.tokensResetMs;
   }
 
   /**
@@ -168,8 +185,7 @@ function afterDecision(deps: CompletionServiceDeps, admitted: AdmittedCompletion
   trace?.leave({ 'munja.rate_limit.allowed': decision.allowed, 'munja.rate_limit.reserved_tokens': reservedTokens });
   const { lease } = decision;
   if (!decision.allowed || lease === null) throw rateLimitError(decision, reservedTokens);
-  admitted.lease = lease;
-  admitted.rateLimits = decision;
+  admitted.held(lease, decision);
   const { request, model } = admitted;
   try {
     checkPromptLength(request, model);

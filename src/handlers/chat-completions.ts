@@ -85,7 +85,7 @@ function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Princi
 
 function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion): typeof ENDS_LATER {
   ctx.promptTokens = admitted.promptTokens;
-  ctx.rateLimits = admitted.rateLimits;
+  ctx.rateLimits = admitted;
   const { trace } = ctx;
   trace?.served(admitted.model.id);
   trace?.enter('munja.dispatch');

@@ -4,21 +4,24 @@ import type { Admission, Levels } from './limiter-model.ts';
 import { type LimitPolicy, limitOf } from './limit-policy.ts';
 import { msUntil } from './token-bucket.ts';
 
-/** One object per decision: both buckets' numbers are its own fields, not objects of their own. */
-class Decision implements LimitDecision {
-  readonly allowed: boolean;
-  readonly retryAfterMs: number;
-  readonly limitedBy: { readonly name: LimitName; readonly limit: number } | null;
-  readonly requestsLimit: number;
-  readonly requestsRemaining: number;
-  readonly requestsResetMs: number;
-  readonly tokensLimit: number;
-  readonly tokensRemaining: number;
-  readonly tokensResetMs: number;
-  readonly lease: Lease | null;
-  readonly degraded: boolean;
+/**
+ * One object per decision: both buckets' numbers are its own fields, not objects of their own. Set
+ * anew for each decision; a limiter may set one again and again for answers read at once.
+ */
+export class Decision implements LimitDecision {
+  allowed = false;
+  retryAfterMs = 0;
+  limitedBy: { readonly name: LimitName; readonly limit: number } | null = null;
+  requestsLimit = 0;
+  requestsRemaining = 0;
+  requestsResetMs = 0;
+  tokensLimit = 0;
+  tokensRemaining = 0;
+  tokensResetMs = 0;
+  lease: Lease | null = null;
+  degraded = false;
 
-  constructor(admission: Admission, policy: LimitPolicy, requestsLevel: number, rpm: number, tokensLevel: number, tpm: number, lease: Lease | null, degraded: boolean) {
+  set(admission: Admission, policy: LimitPolicy, requestsLevel: number, rpm: number, tokensLevel: number, tpm: number, lease: Lease | null, degraded: boolean): this {
     this.allowed = admission.allowed;
     this.retryAfterMs = admission.retryAfterMs;
     this.limitedBy = admission.limitedBy && { name: admission.limitedBy, limit: limitOf(admission.limitedBy, policy) };
@@ -30,15 +33,19 @@ class Decision implements LimitDecision {
     this.tokensResetMs = msUntil(tokensLevel, tpm, tpm);
     this.lease = lease;
     this.degraded = degraded;
+    return this;
   }
 }
 
-/** For each of requests and tokens, the bucket that runs out first, the key's or the account's (the key's on a tie). */
-export function toLimitDecision(admission: Admission, key: Levels, account: Levels | null, policy: LimitPolicy, lease: Lease | null, degraded: boolean): LimitDecision {
+/**
+ * For each of requests and tokens, the bucket that runs out first, the key's or the account's (the
+ * key's on a tie); written into `into`, a new decision unless given.
+ */
+export function toLimitDecision(admission: Admission, key: Levels, account: Levels | null, policy: LimitPolicy, lease: Lease | null, degraded: boolean, into = new Decision()): LimitDecision {
   const limits = account === null ? null : policy.account;
   const requestsByAccount = limits !== null && remaining(account!.requests) < remaining(key.requests);
   const tokensByAccount = limits !== null && remaining(account!.tokens) < remaining(key.tokens);
-  return new Decision(
+  return into.set(
     admission,
     policy,
     requestsByAccount ? account!.requests : key.requests,

@@ -55,6 +55,7 @@ export interface Limiter {
   /**
    * acquire() when it can decide at once (memory; a lease or a cached denial on Redis), so that the
    * request goes on without waiting a turn; null when it must ask, and then nothing has changed.
+   * Read the decision at once: the limiter may answer the next call with the same object.
    */
   tryAcquire(subject: LimitSubject, tokens: number): LimitDecision | null;
   /** Refunds (or charges) the difference between reserved and used tokens and frees the slot. Idempotent; never rejects. */

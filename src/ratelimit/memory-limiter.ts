@@ -2,7 +2,7 @@
 // away). Entries expire as the script's Redis keys do, so memory is bounded by recent activity.
 import type { LimitsConfig } from '../config/config-types.ts';
 import type { LimitDecision, LimitSubject, Lease, Limiter } from './limiter.ts';
-import { toLimitDecision } from './limit-decision.ts';
+import { Decision, toLimitDecision } from './limit-decision.ts';
 import { type LimitPolicy, type PolicyResolver, policyResolver } from './limit-policy.ts';
 import { HeldLeases, Holdable } from './held-leases.ts';
 import { type Levels, LimiterModel, type SlotHolder } from './limiter-model.ts';
@@ -50,6 +50,7 @@ export class MemoryLimiter implements Limiter {
   readonly #maxHoldMs: number;
   readonly #sweeper: NodeJS.Timeout;
   readonly #holder: SlotHolder;
+  readonly #decision = new Decision();
 
   constructor(settings: LimitsConfig, options: MemoryLimiterOptions = {}) {
     this.#policyFor = policyResolver(settings);
@@ -60,15 +61,20 @@ export class MemoryLimiter implements Limiter {
   }
 
   async acquire(subject: LimitSubject, tokens: number): Promise<LimitDecision> {
-    return this.tryAcquire(subject, tokens);
+    return this.acquireWith(subject, this.#policyFor(subject), tokens, false);
   }
 
+  /** The same decision object every time: read at once. */
   tryAcquire(subject: LimitSubject, tokens: number): LimitDecision {
-    return this.acquireWith(subject, this.#policyFor(subject), tokens, false);
+    return this.#acquire(subject, this.#policyFor(subject), tokens, false, this.#decision);
   }
 
   /** acquire() with an explicit policy: the local-share fallback passes a scaled-down one. */
   acquireWith(subject: LimitSubject, policy: LimitPolicy, tokens: number, degraded: boolean): LimitDecision {
+    return this.#acquire(subject, policy, tokens, degraded, new Decision());
+  }
+
+  #acquire(subject: LimitSubject, policy: LimitPolicy, tokens: number, degraded: boolean, into: Decision): LimitDecision {
     const now = this.#now();
     const held = this.#inFlight.get(subject.keyId) ?? 0;
     const admission = this.#model.admitOne(subject, policy, this.#holder, tokens, held, now);
@@ -78,7 +84,7 @@ export class MemoryLimiter implements Limiter {
       this.#held.add(lease);
       this.#inFlight.set(subject.keyId, held + 1);
     }
-    return toLimitDecision(admission, admission.key, admission.account, policy, lease, degraded);
+    return toLimitDecision(admission, admission.key, admission.account, policy, lease, degraded, into);
   }
 
   /** Sets a key's (and its account's) bucket levels, as last seen elsewhere, unless it has its own. */

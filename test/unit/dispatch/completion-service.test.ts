@@ -89,6 +89,16 @@ describe('admitting a completion', () => {
     expect(await admitAndSettle(deps, key, chat('hi'))).toBe('rate_limit_exceeded');
   });
 
+  it('an admitted completion keeps its own x-ratelimit-* numbers when the next request is admitted', async () => {
+    const { deps } = service();
+    const key = principal(5);
+    const first = await admitCompletion(deps, key, chat('hi'));
+    const second = await admitCompletion(deps, key, chat('hi'));
+    expect(first).toMatchObject({ requestsLimit: 5, requestsRemaining: 4, tokensLimit: 1_000_000 });
+    expect(second).toMatchObject({ requestsLimit: 5, requestsRemaining: 3, tokensLimit: 1_000_000 });
+    expect(first.tokensRemaining).toBeGreaterThan(second.tokensRemaining);
+  });
+
   it('a prompt over the context is refused as too long, not as over the token limit', async () => {
     const { deps } = service();
     const key: Principal = { ...principal(100), limits: { rpm: 100, tpm: 40_000 } };
