@@ -3,12 +3,13 @@
 
 /** A lease that can be held: its links are its own (private: a lease stays plain data to read or log). */
 export class Holdable {
-  #held = false;
+  /** The leases it is held in (a lease of another limiter is not held by this one's). */
+  #holder: object | null = null;
   #previous: Holdable | null = null;
   #next: Holdable | null = null;
 
-  get held(): boolean {
-    return this.#held;
+  isHeldBy(holder: object): boolean {
+    return this.#holder === holder;
   }
 
   /** The lease held after this one. */
@@ -16,9 +17,9 @@ export class Holdable {
     return this.#next;
   }
 
-  /** Holds this lease before `first`. */
-  holdBefore(first: Holdable | null): void {
-    this.#held = true;
+  /** Holds this lease in `holder`, before `first`. */
+  holdBefore(holder: object, first: Holdable | null): void {
+    this.#holder = holder;
     this.#previous = null;
     this.#next = first;
     if (first !== null) first.#previous = this;
@@ -26,9 +27,9 @@ export class Holdable {
 
   /** Unlinks this lease from its neighbours. */
   unhold(): void {
-    this.#held = false;
     if (this.#previous !== null) this.#previous.#next = this.#next;
     if (this.#next !== null) this.#next.#previous = this.#previous;
+    this.#holder = null;
     this.#previous = null;
     this.#next = null;
   }
@@ -38,13 +39,13 @@ export class HeldLeases<Lease extends Holdable> {
   #first: Lease | null = null;
 
   add(lease: Lease): void {
-    lease.holdBefore(this.#first);
+    lease.holdBefore(this, this.#first);
     this.#first = lease;
   }
 
-  /** Whether `lease` was held (and is no more). */
+  /** Whether `lease` was held here (and is no more). */
   delete(lease: Lease): boolean {
-    if (!lease.held) return false;
+    if (!lease.isHeldBy(this)) return false;
     if (this.#first === lease) this.#first = lease.following as Lease | null;
     lease.unhold();
     return true;

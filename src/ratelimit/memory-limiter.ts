@@ -15,7 +15,6 @@ export interface MemoryLimiterOptions {
 
 /** A lease and what settling it needs: one object per admission, held by identity (no id to make and hash). */
 class HeldLease extends Holdable implements Lease {
-  readonly id = LEASE_ID;
   readonly subject: LimitSubject;
   readonly policy: LimitPolicy;
   readonly reservedTokens: number;
@@ -27,6 +26,11 @@ class HeldLease extends Holdable implements Lease {
     this.policy = policy;
     this.reservedTokens = reservedTokens;
     this.acquiredAt = acquiredAt;
+  }
+
+  /** The same for every lease (a getter, not a field of each). */
+  get id(): string {
+    return LEASE_ID;
   }
 }
 

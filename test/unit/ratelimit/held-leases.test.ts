@@ -45,7 +45,16 @@ describe('held leases', () => {
     held.add(new Named('b'));
     held.clear();
     expect(names(held)).toEqual([]);
-    expect(a.held).toBe(false);
+    expect(held.delete(a)).toBe(false);
+  });
+
+  it('does not give back a lease held elsewhere', () => {
+    const [mine, theirs] = [new HeldLeases<Named>(), new HeldLeases<Named>()];
+    const [a, b] = [new Named('a'), new Named('b')];
+    theirs.add(a);
+    theirs.add(b);
+    expect(mine.delete(a)).toBe(false);
+    expect(names(theirs).sort()).toEqual(['a', 'b']);
   });
 
   it('keeps its links out of a lease serialised as JSON', () => {
