@@ -18,6 +18,15 @@ describe('SseEventSplitter', () => {
   it('follows CRLF framing', () => {
     expect(split(['data: 1\r\n\r\ndata: 2\r', '\n\r\n'])).toEqual(['data: 1\r\n\r\n', 'data: 2\r\n\r\n']);
   });
+
+  it('passes a chunk that is one whole event on as it is', () => {
+    const splitter = new SseEventSplitter();
+    const chunk = Buffer.from('data: 1\n\n');
+    const events: Buffer[] = [];
+    splitter.push(chunk, (event) => events.push(event));
+    expect(events).toHaveLength(1);
+    expect(events[0]).toBe(chunk);
+  });
 });
 
 /** What the client gets for one event, or null when the filter drops it. */
