@@ -5,6 +5,7 @@ import { cpus } from 'node:os';
 import { digestApiKey, generateApiKey, hasValidFormat } from '../../src/auth/api-key.ts';
 import { DEFAULT_LIMITS } from '../../src/config/default-config.ts';
 import { MemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
+import { ByteBatch } from '../../src/streaming/byte-batch.ts';
 import { ChatChunks } from '../../src/streaming/chat-chunks.ts';
 import { countPromptTokens } from '../../src/tokens/count-tokens.ts';
 import { SseEventSplitter } from '../../src/upstream/sse-event-splitter.ts';
@@ -65,13 +66,12 @@ async function main(): Promise<void> {
   const splitter = new SseEventSplitter();
   const filter = new StreamEventFilter({ upstreamModel: 'Qwen/Qwen3-8B', publicModel: 'default', forwardUsage: false });
   let kept = 0;
-  const parts: Uint8Array[] = [];
+  const batch = new ByteBatch();
   const onEvent = (event: Buffer) => {
-    filter.filter(event, parts);
-    kept += parts.length;
-    parts.length = 0;
+    filter.filter(event, batch);
+    kept += batch.take().length;
   };
-  timings.push(await timeSync(`SseEventSplitter.push + StreamEventFilter.filter (${frame.length} B chunk)`, () => {
+  timings.push(await timeSync(`SseEventSplitter.push + StreamEventFilter.filter + ByteBatch.take (${frame.length} B chunk)`, () => {
     splitter.push(frame, onEvent);
     return kept;
   }));

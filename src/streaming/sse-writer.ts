@@ -12,31 +12,6 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-const NO_PARTS: readonly Uint8Array[] = [];
-/** A rewritten event is three pieces (stream-event-filter.ts). */
-const MAX_SEPARATE_PARTS = 3;
-const SHARED_JOIN_MAX_BYTES = 1024 * 1024;
-
-// Pieces are joined in one buffer shared by every stream: uWS copies what write() is given before
-// it returns (into its cork buffer, the socket, or its own backpressure buffer), so the buffer is
-// free again at once. A fresh copy per write would be a slice of Node's buffer pool or external
-// memory of its own, and such copies piled up between full collections in the soak
-// (stream-event-filter.ts). A join larger than the cap gets a buffer of its own.
-let sharedJoin = Buffer.allocUnsafeSlow(64 * 1024);
-
-function join(parts: readonly Uint8Array[]): Buffer {
-  let total = 0;
-  for (const part of parts) total += part.byteLength;
-  if (total > SHARED_JOIN_MAX_BYTES) return Buffer.concat(parts, total);
-  if (total > sharedJoin.length) sharedJoin = Buffer.allocUnsafeSlow(Math.min(SHARED_JOIN_MAX_BYTES, Math.max(total, sharedJoin.length * 2)));
-  let offset = 0;
-  for (const part of parts) {
-    sharedJoin.set(part, offset);
-    offset += part.byteLength;
-  }
-  return sharedJoin.subarray(0, total);
-}
-
 /** SSE responses open in this process (the open-streams gauge); the HTTP server decrements it when the request is done. */
 export const openStreams = { count: 0 };
 
@@ -46,17 +21,11 @@ export class SseWriter {
   #stalled = false;
   // One timer per stream, made on its first stall and re-armed (refresh) on later ones.
   #stallTimer: NodeJS.Timeout | null = null;
-  // write() and writeAll() cork through one callback per stream rather than a closure per event.
+  // write() corks through one callback per stream rather than a closure per event.
   #events: string | Uint8Array = '';
-  #parts: readonly Uint8Array[] = NO_PARTS;
   #wrote = true;
   readonly #writeCorked = (): void => {
     this.#wrote = this.#ctx.res.write(this.#events);
-  };
-  readonly #writeAllCorked = (): void => {
-    let wrote = true;
-    for (const part of this.#parts) wrote = this.#ctx.res.write(part) && wrote;
-    this.#wrote = wrote;
   };
 
   constructor(ctx: RequestContext) {
@@ -92,23 +61,6 @@ export class SseWriter {
     this.#events = events;
     this.#ctx.res.cork(this.#writeCorked);
     this.#events = '';
-    return this.#wrote;
-  }
-
-  /**
-   * Writes the pieces of already-framed events, in order, in one send. False as for write().
-   * The pieces of one event (at most three) are written as they are; more are joined first: uWS
-   * copies corked writes into a 16 KiB buffer, and once a cork overflows it sends every later
-   * write of that cork on its own (measured: 300 writes of 58 bytes in one cork, 183 sends;
-   * joined, 3).
-   */
-  writeAll(parts: readonly Uint8Array[]): boolean {
-    if (parts.length > MAX_SEPARATE_PARTS) return this.write(join(parts));
-    if (this.closed) return false;
-    if (this.#ctx.firstEventMs === null) this.#ctx.firstEventMs = this.#ctx.elapsedMs();
-    this.#parts = parts;
-    this.#ctx.res.cork(this.#writeAllCorked);
-    this.#parts = NO_PARTS;
     return this.#wrote;
   }
 

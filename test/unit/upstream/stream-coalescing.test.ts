@@ -4,7 +4,6 @@ import type { UpstreamConfig } from '../../../src/config/config-types.ts';
 import type { HttpRequest, HttpResponse } from '../../../src/http/uws.ts';
 import { UNLIMITED_BODY_BUDGET } from '../../../src/http/body-budget.ts';
 import { RequestContext } from '../../../src/http/request-context.ts';
-import { SseWriter } from '../../../src/streaming/sse-writer.ts';
 import { startExchange, type UpstreamOutcome } from '../../../src/upstream/upstream-exchange.ts';
 import type { ChatRequestBody } from '../../../src/validation/chat-request.ts';
 
@@ -61,7 +60,7 @@ const upstream: UpstreamConfig = {
 
 describe('relaying a stream', () => {
   it('sends the events of one upstream read together, however many chunks undici hands them in', async () => {
-    const { res, sends } = recordingResponse();
+    const { res, sends, counts } = recordingResponse();
     const ctx = context(res);
     let handler!: Dispatcher.DispatchHandler;
     const controller = { pause() {}, resume() {}, abort() {}, rawHeaders: null } as unknown as Dispatcher.DispatchController;
@@ -80,11 +79,13 @@ describe('relaying a stream', () => {
     handler.onRequestStart!(controller, {});
     handler.onResponseStart!(controller, 200, { 'content-type': 'text/event-stream' }, '');
     const opened = sends.length;
+    const writesBefore = counts.writes;
     // One socket read of 120 events: undici calls back once per HTTP chunk, synchronously.
     for (let index = 0; index < 120; index++) handler.onResponseData!(controller, Buffer.from(event(index)));
     expect(sends.length).toBe(opened);
     await Promise.resolve();
     expect(sends.length).toBe(opened + 1);
+    expect(counts.writes).toBe(writesBefore + 1);
     const sent = sends.at(-1)!;
     expect(sent.split('data: ').length - 1).toBe(120);
     expect(sent).toContain('"model":"fast"');
@@ -94,23 +95,8 @@ describe('relaying a stream', () => {
     handler.onResponseData!(controller, Buffer.from('data: [DONE]\n\n'));
     handler.onResponseEnd!(controller, {});
     expect(sends.slice(opened + 1)).toEqual([event(120).replace('up/model', 'fast') + 'data: [DONE]\n\n', '']);
+    // A read's events, their models rewritten, reach uWS as one write (one HTTP chunk), not a write per piece.
+    expect(counts.writes).toBe(writesBefore + 2);
     expect((await outcome).completionTokens).toBe(121);
-  });
-});
-
-describe('SseWriter.writeAll', () => {
-  it('joins more pieces than one event has into one write, in order', () => {
-    const { res, sends, counts } = recordingResponse();
-    const writer = new SseWriter(context(res));
-    writer.open({});
-    const pieces = Array.from({ length: 300 }, (_, index) => Buffer.from(`data: ${index}\n\n`));
-    const before = counts.writes;
-    expect(writer.writeAll(pieces)).toBe(true);
-    expect(counts.writes - before).toBe(1);
-    expect(sends.at(-1)).toBe(Buffer.concat(pieces).toString());
-    // The three pieces of one rewritten event are written as they are, without a copy.
-    expect(writer.writeAll(pieces.slice(0, 3))).toBe(true);
-    expect(counts.writes - before).toBe(4);
-    expect(sends.at(-1)).toBe('data: 0\n\ndata: 1\n\ndata: 2\n\n');
   });
 });
