@@ -6,27 +6,12 @@
 //   forward the body as is or by its Content-Length.
 // uWS itself refuses Content-Length with Transfer-Encoding, obs-fold lines, a space before the
 // colon and bare LF line endings (400 or 505, then it closes), before any handler runs.
-import type { HttpRequest } from './uws.ts';
+import type { RequestHead } from './request-head.ts';
 
 const CHUNKED = /^[ \t]*chunked[ \t]*$/i;
 
-// The count of one forEach (synchronous): a callback made once, not a closure per request.
-let lengths = 0;
-let encodings = 0;
-
-function countFramingHeader(name: string): void {
-  if (name === 'content-length') lengths++;
-  else if (name === 'transfer-encoding') encodings++;
+/** True when the request's body boundary is ambiguous. */
+export function ambiguousFraming(head: RequestHead): boolean {
+  if (head.transferEncoding !== '' && !CHUNKED.test(head.transferEncoding)) return true;
+  return head.contentLengths > 1 || head.transferEncodings > 1;
 }
-
-/** True when the request's body boundary is ambiguous; reads the headers only if it has a body header. */
-export function ambiguousFraming(req: HttpRequest, contentLength: string): boolean {
-  const transferEncoding = req.getHeader('transfer-encoding');
-  if (contentLength === '' && transferEncoding === '') return false;
-  if (transferEncoding !== '' && !CHUNKED.test(transferEncoding)) return true;
-  lengths = 0;
-  encodings = 0;
-  req.forEach(countFramingHeader);
-  return lengths > 1 || encodings > 1;
-}
-

@@ -14,8 +14,7 @@ import { endWithError, openStreams } from '../streaming/sse-writer.ts';
 import { AddressSlots } from './address-slots.ts';
 import { BodyBudget } from './body-budget.ts';
 import { BodyReader, ClientGoneError } from './body-reader.ts';
-import { ambiguousFraming } from './framing.ts';
-import { RequestContext, type ServerSettings } from './request-context.ts';
+import { type MatchedRoute, RequestContext, type ServerSettings } from './request-context.ts';
 import { sendRefusal } from './respond.ts';
 import { ENDS_LATER, type HandlerResult, type Router } from './router.ts';
 import { type TemplatedApp, type us_listen_socket, uws } from './uws.ts';
@@ -157,12 +156,22 @@ export class HttpServer {
     app.any('/*', (res, req) => {
       const ctx = new RequestContext(res, req, this.#settings);
       if (tracing !== null) ctx.trace = tracing.begin(ctx, req);
-      this.#handle(ctx, ambiguousFraming(req, ctx.contentLength));
+      this.#handle(ctx);
     });
+    // uWS matches these by the exact method (case and all) and path, query string aside, as the
+    // router would; anything else falls through to the catch-all, which answers 404 or 405.
+    for (const path of this.#options.router.exactPaths('POST')) {
+      const matched: MatchedRoute = { method: 'POST', path };
+      app.post(path, (res, req) => {
+        const ctx = new RequestContext(res, req, this.#settings, matched);
+        if (tracing !== null) ctx.trace = tracing.begin(ctx, req);
+        this.#handle(ctx);
+      });
+    }
     return app;
   }
 
-  #handle(ctx: RequestContext, ambiguousFraming: boolean): void {
+  #handle(ctx: RequestContext): void {
     ctx.res.onAborted(() => {
       ctx.aborted = true;
       ctx.body?.abort();
@@ -189,7 +198,7 @@ export class HttpServer {
           return;
         }
       }
-      if (ambiguousFraming) {
+      if (ctx.ambiguousFraming) {
         ctx.res.onData(() => {}); // uWS wants a reader for a request with a body
         pending = refuseOnNextTurn();
       } else {

@@ -6,7 +6,9 @@ import type { RateLimitState } from '../ratelimit/limiter.ts';
 import type { BodyBudget } from './body-budget.ts';
 import type { BodyReader } from './body-reader.ts';
 import { clientAddress } from './client-address.ts';
+import { ambiguousFraming } from './framing.ts';
 import { peerAddress } from './peer-address.ts';
+import { readRequestHead } from './request-head.ts';
 import { UNMATCHED_ROUTE } from './router.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
@@ -89,6 +91,15 @@ export interface RequestEnding {
   end(ctx: RequestContext, error: unknown): void;
 }
 
+/**
+ * A route uWS matched by its method and exact path, so that its requests need not read either:
+ * each read makes a string. Its requests are expected to carry a body.
+ */
+export interface MatchedRoute {
+  readonly method: string;
+  readonly path: string;
+}
+
 /** What the server tells every request about itself. */
 export interface ServerSettings {
   /** A stream whose client reads nothing for this long is closed (SseWriter). */
@@ -111,6 +122,8 @@ export class RequestContext implements Abortable {
   readonly contentLength: string;
   /** The request carries a body (a non-zero Content-Length, or Transfer-Encoding). */
   readonly hasBody: boolean;
+  /** Where the body ends is ambiguous (framing.ts): the request is refused. */
+  readonly ambiguousFraming: boolean;
   /** The TCP peer, or the proxy's X-Forwarded-For entry when server.trustProxy says so. */
   readonly clientAddress: string;
   /** Reads the body; set by the handler that accepts one, before anything asynchronous. */
@@ -159,7 +172,7 @@ export class RequestContext implements Abortable {
   readonly #ending: RequestEnding;
   #ended = false;
 
-  constructor(res: HttpResponse, req: HttpRequest, server: ServerSettings) {
+  constructor(res: HttpResponse, req: HttpRequest, server: ServerSettings, matched: MatchedRoute | null = null) {
     const { trustProxy } = server;
     this.res = res;
     this.#ending = server.ending;
@@ -167,14 +180,16 @@ export class RequestContext implements Abortable {
     this.bodyBudget = server.bodyBudget;
     this.requestId = newRequestId();
     this.startedAt = performance.now();
-    this.method = req.getCaseSensitiveMethod();
-    this.path = req.getUrl();
-    this.authorization = req.getHeader('authorization');
-    this.contentType = req.getHeader('content-type');
-    this.contentLength = req.getHeader('content-length');
-    this.hasBody = this.contentLength === '' ? req.getHeader('transfer-encoding') !== '' : this.contentLength !== '0';
+    this.method = matched === null ? req.getCaseSensitiveMethod() : matched.method;
+    this.path = matched === null ? req.getUrl() : matched.path;
+    const head = readRequestHead(req, matched !== null, trustProxy);
+    this.authorization = head.authorization;
+    this.contentType = head.contentType;
+    this.contentLength = head.contentLength;
+    this.hasBody = head.contentLength === '' ? head.transferEncoding !== '' : head.contentLength !== '0';
+    this.ambiguousFraming = ambiguousFraming(head);
     const peer = peerAddress(res);
-    const forwardedFor = trustProxy ? req.getHeader('x-forwarded-for') : '';
+    const { forwardedFor } = head;
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;

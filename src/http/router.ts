@@ -35,6 +35,9 @@ export class Route {
   }
 }
 
+// uWS reads these in a path as a parameter or a wildcard, not as themselves.
+const UWS_PATTERN = /[:*]/;
+
 export class Router {
   readonly #exact = new Map<string, Route>();
   readonly #prefixed: Array<[string, Route]> = [];
@@ -55,6 +58,15 @@ export class Router {
     route.add(method, handler);
     this.#prefixed.push([prefix, route]);
     return this;
+  }
+
+  /** The exact paths that accept `method`, written as uWS can match them. */
+  exactPaths(method: string): string[] {
+    const paths: string[] = [];
+    for (const [path, route] of this.#exact) {
+      if (route.handler(method) !== undefined && !UWS_PATTERN.test(path)) paths.push(path);
+    }
+    return paths;
   }
 
   match(path: string): Route | undefined {

@@ -185,6 +185,17 @@ describe('models and routes', () => {
     expectError(await call('/v1/models', { method: 'DELETE' }), 405, 'method_not_allowed');
   });
 
+  it('matches the method as sent, and the path without its query string', async () => {
+    const body = chatBody();
+    const post = (requestLine: string) => rawRequest(gateway.port, [
+      requestLine, 'Host: x', `Authorization: Bearer ${key}`, 'Content-Type: application/json', `Content-Length: ${body.length}`, 'Connection: close', '', body,
+    ].join('\r\n'));
+    const lowercase = await post('post /v1/chat/completions HTTP/1.1');
+    expect(lowercase.status).toBe(405);
+    expect(JSON.parse(lowercase.body).error.message).toBe('/v1/chat/completions does not accept post.');
+    expect((await post('POST /v1/chat/completions?stream=false HTTP/1.1')).status).toBe(200);
+  });
+
   it('/health and /readyz answer without a key; HEAD has no body', async () => {
     expect((await call('/health', { auth: null })).body).toEqual({ status: 'ok' });
     expect((await call('/readyz', { auth: null })).status).toBe(200);
