@@ -64,6 +64,15 @@ function refuseOnNextTurn(): Promise<void> {
   });
 }
 
+/** uWS's onAborted handler, bound to its request. */
+function clientLeft(this: RequestContext): void {
+  this.aborted = true;
+  this.body?.abort();
+  const onAbort = this.onAbort;
+  this.onAbort = null;
+  onAbort?.();
+}
+
 export class HttpServer {
   #app: TemplatedApp;
   /** Apps replaced by a certificate reload: no longer listening, still serving their connections. */
@@ -172,13 +181,8 @@ export class HttpServer {
   }
 
   #handle(ctx: RequestContext): void {
-    ctx.res.onAborted(() => {
-      ctx.aborted = true;
-      ctx.body?.abort();
-      const onAbort = ctx.onAbort;
-      ctx.onAbort = null;
-      onAbort?.();
-    });
+    // Bound rather than a closure: with no closure here, this frame needs no context either.
+    ctx.res.onAborted(clientLeft.bind(ctx));
     const { router, lifecycle } = this.#options;
     lifecycle.enter(ctx);
     const route = router.match(ctx.path);
@@ -212,9 +216,11 @@ export class HttpServer {
       this.#fail(ctx, error);
     }
     if (pending === undefined) this.#done(ctx);
-    else if (pending !== ENDS_LATER) {
-      pending.then((result) => { if (result !== ENDS_LATER) this.#done(ctx); }, (error: unknown) => this.#end(ctx, error));
-    }
+    else if (pending !== ENDS_LATER) this.#settle(ctx, pending);
+  }
+
+  #settle(ctx: RequestContext, pending: Promise<HandlerResult>): void {
+    pending.then((result) => { if (result !== ENDS_LATER) this.#done(ctx); }, (error: unknown) => this.#end(ctx, error));
   }
 
   #end(ctx: RequestContext, error: unknown): void {
