@@ -56,24 +56,69 @@ function checkFieldCombinations(body: ChatRequestBody): void {
 }
 
 function normalise(body: ChatRequestBody, conversation: ConversationShape | null): ChatRequest {
-  const stop = body.stop;
-  const structured = structuredRequest(body, conversation);
-  return {
-    body,
-    model: body.model,
+  return new ValidatedChatRequest(body, structuredRequest(body, conversation));
+}
+
+/**
+ * The request's settings are read from the body when asked: a field each, made on every request,
+ * cost more than all the reads. What takes an allocation to work out is worked out once.
+ */
+class ValidatedChatRequest implements ChatRequest {
+  readonly body: ChatRequestBody;
+  readonly messages: ChatRequest['messages'];
+  readonly structured: ChatRequest['structured'];
+  readonly stop: readonly string[];
+
+  constructor(body: ChatRequestBody, structured: ChatRequest['structured']) {
+    this.body = body;
     // A plain body's messages are already text (the plain schema saw to it).
-    messages: structured === null ? (body.messages as ChatRequest['messages']) : promptMessagesOf(body),
-    structured,
-    stream: body.stream === true,
-    includeUsage: body.stream_options?.include_usage === true,
-    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? null,
-    maxTokensParam: body.max_tokens != null ? 'max_tokens' : 'max_completion_tokens',
-    n: body.n ?? 1,
-    stop: stop == null ? NO_STOP : typeof stop === 'string' ? [stop] : stop,
-    temperature: body.temperature ?? null,
-    topP: body.top_p ?? null,
-    seed: body.seed ?? null,
-    logprobs: body.logprobs === true,
-    topLogprobs: body.top_logprobs ?? null,
-  };
+    this.messages = structured === null ? (body.messages as ChatRequest['messages']) : promptMessagesOf(body);
+    this.structured = structured;
+    const { stop } = body;
+    this.stop = stop == null ? NO_STOP : typeof stop === 'string' ? [stop] : stop;
+  }
+
+  get model(): string {
+    return this.body.model;
+  }
+
+  get stream(): boolean {
+    return this.body.stream === true;
+  }
+
+  get includeUsage(): boolean {
+    return this.body.stream_options?.include_usage === true;
+  }
+
+  get maxTokens(): number | null {
+    return this.body.max_completion_tokens ?? this.body.max_tokens ?? null;
+  }
+
+  get maxTokensParam(): ChatRequest['maxTokensParam'] {
+    return this.body.max_tokens != null ? 'max_tokens' : 'max_completion_tokens';
+  }
+
+  get n(): number {
+    return this.body.n ?? 1;
+  }
+
+  get temperature(): number | null {
+    return this.body.temperature ?? null;
+  }
+
+  get topP(): number | null {
+    return this.body.top_p ?? null;
+  }
+
+  get seed(): number | null {
+    return this.body.seed ?? null;
+  }
+
+  get logprobs(): boolean {
+    return this.body.logprobs === true;
+  }
+
+  get topLogprobs(): number | null {
+    return this.body.top_logprobs ?? null;
+  }
 }
