@@ -74,7 +74,8 @@ export class BodyReader {
     const declared = ctx.contentLength === '' ? -1 : Number(ctx.contentLength);
     if (declared > limits.maxBodyBytes) this.#fail(tooLarge(limits.maxBodyBytes));
     if (!ctx.hasBody) this.#complete = true;
-    else ctx.res.onData((chunk, isLast) => this.#onData(chunk, isLast));
+    // Bound rather than a closure: a closure over `this` comes with a context of its own.
+    else ctx.res.onData(this.#onData.bind(this));
   }
 
   /** A reader for a request refused before its handler ran: whatever the body holds is discarded. */
