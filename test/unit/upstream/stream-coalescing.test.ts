@@ -1,11 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { UpstreamConfig } from '../../../src/config/config-types.ts';
 import type { HttpRequest, HttpResponse } from '../../../src/http/uws.ts';
 import { UNLIMITED_BODY_BUDGET } from '../../../src/http/body-budget.ts';
 import { RequestContext } from '../../../src/http/request-context.ts';
-import { startExchange, type UpstreamOutcome } from '../../../src/upstream/upstream-exchange.ts';
-import type { ChatRequestBody } from '../../../src/validation/chat-request.ts';
+import { capturedExchange } from '../../helpers/captured-exchange.ts';
 
 /**
  * A uWS response that records what reaches the socket, one entry per cork (one send while the
@@ -53,29 +51,13 @@ function context(res: HttpResponse): RequestContext {
 
 const event = (index: number) => `data: {"id":"c","object":"chat.completion.chunk","model":"up/model","choices":[{"index":0,"delta":{"content":" w${index}"}}]}\n\n`;
 
-const upstream: UpstreamConfig = {
-  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions',
-  model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
-};
 
 describe('relaying a stream', () => {
   it('sends the events of one upstream read together, however many chunks undici hands them in', async () => {
     const { res, sends, counts } = recordingResponse();
     const ctx = context(res);
-    let handler!: Dispatcher.DispatchHandler;
     const controller = { pause() {}, resume() {}, abort() {}, rawHeaders: null } as unknown as Dispatcher.DispatchController;
-    const outcome = new Promise<UpstreamOutcome>((resolve, reject) => startExchange({
-      client: ctx,
-      streamTo: ctx,
-      dispatcher: { dispatch: (_options: unknown, given: Dispatcher.DispatchHandler) => { handler = given; return true; } } as unknown as Dispatcher,
-      upstream,
-      publicModel: 'fast',
-      body: { model: 'fast', messages: [] } as unknown as ChatRequestBody,
-      includeUsage: false,
-      timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000 },
-      headers: {},
-      asBytes: false,
-    }, { succeeded: resolve, failed: reject }));
+    const { handler, ended: outcome } = capturedExchange(ctx, ctx, false);
     handler.onRequestStart!(controller, {});
     handler.onResponseStart!(controller, 200, { 'content-type': 'text/event-stream' }, '');
     const opened = sends.length;

@@ -1,15 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { UpstreamConfig } from '../../../src/config/config-types.ts';
 import type { Abortable } from '../../../src/http/request-context.ts';
-import { startExchange, type UpstreamOutcome } from '../../../src/upstream/upstream-exchange.ts';
-import type { UpstreamAttemptError } from '../../../src/upstream/upstream-errors.ts';
-import type { ChatRequestBody } from '../../../src/validation/chat-request.ts';
-
-const upstream: UpstreamConfig = {
-  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions',
-  model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
-};
+import { capturedExchange } from '../../helpers/captured-exchange.ts';
 
 /**
  * A JSON completion exchange whose dispatcher keeps the handler; `ended` settles with its outcome or
@@ -25,18 +17,9 @@ function jsonExchange(asBytes: boolean, client: Abortable = { requestId: 'req-1'
       handler.onResponseError!(controller as unknown as Dispatcher.DispatchController, reason);
     },
   } as unknown as Dispatcher.DispatchController;
-  const ended = new Promise<UpstreamOutcome>((resolve, reject: (error: UpstreamAttemptError) => void) => startExchange({
-    client,
-    streamTo: null,
-    dispatcher: { dispatch: (_options: unknown, given: Dispatcher.DispatchHandler) => { handler = given; return true; } } as unknown as Dispatcher,
-    upstream,
-    publicModel: 'fast',
-    body: { model: 'fast', messages: [] } as unknown as ChatRequestBody,
-    includeUsage: false,
-    timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000 },
-    headers: {},
-    asBytes,
-  }, { succeeded: resolve, failed: reject }));
+  const exchange = capturedExchange(client, null, asBytes);
+  const { ended } = exchange;
+  handler = exchange.handler;
   handler.onRequestStart!(controller, {});
   /** The response: its status, then its body in the pieces given. */
   const answer = (status: number, pieces: readonly string[]) => {
