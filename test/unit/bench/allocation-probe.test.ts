@@ -37,7 +37,10 @@ describe('the allocation probe', () => {
     const reading = JSON.parse(stdout) as AllocationReading;
     expect(reading.state).toBe('stopped');
     expect(reading.collections).toBeGreaterThan(3);
-    expect(reading.allocatedBytes / COUNT).toBeGreaterThanOrEqual(ARRAY_BYTES);
+    // V8's heap-in-use figures around a collection are not exact to the byte (one full-suite run
+    // counted 10,045.7 of 10,048 B per array): the count is held to 0.5 %, far below what one missed
+    // collection (a semi-space, several percent of the total here) would take off it.
+    expect(reading.allocatedBytes / COUNT).toBeGreaterThanOrEqual(ARRAY_BYTES * 0.995);
     expect(reading.allocatedBytes / COUNT).toBeLessThan(ARRAY_BYTES * 1.01);
   });
 });
