@@ -5,6 +5,7 @@
 // written into one reused buffer, a response's lines allocate at most the view passed to uWS, which
 // copies the bytes before writeHeader returns. Views of the usual lengths are made once and kept.
 // A header name comes from a small fixed set, so its line start (CRLF, the name, ": ") is encoded once and copied; values are copied byte by byte.
+import { writeDecimal } from '../observability/log-lines.ts';
 import type { RateLimitState } from '../ratelimit/limiter.ts';
 import { formatDuration } from '../ratelimit/rate-limit-headers.ts';
 import type { Headers } from './respond.ts';
@@ -101,15 +102,7 @@ function putDuration(ms: number): void {
 
 /** A non-negative safe integer's decimal digits; the caller has made room. */
 function putDigits(value: number): void {
-  let digits = 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-  at += digits;
-  let end = at;
-  let rest = value;
-  do {
-    lines[--end] = 0x30 + (rest % 10);
-    rest = Math.floor(rest / 10);
-  } while (rest > 0);
+  at = writeDecimal(lines, at, value);
 }
 
 /** CRLF, `name` and ": ", encoded. */

@@ -107,16 +107,7 @@ export class LogLines {
       this.raw(String(value));
       return;
     }
-    const chunk = this.#chunk;
-    let digits = 1;
-    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-    let at = this.#offset + digits;
-    this.#offset = at;
-    let rest = value;
-    do {
-      chunk[--at] = 0x30 + (rest % 10);
-      rest = Math.floor(rest / 10);
-    } while (rest > 0);
+    this.#offset = writeDecimal(this.#chunk, this.#offset, value);
   }
 
   /**
@@ -156,6 +147,23 @@ export class LogLines {
     this.#handed = this.#offset;
     this.#sink(region);
   }
+}
+
+/**
+ * Writes the decimal digits of `value`, a non-negative safe integer, into `bytes` at `at`, without
+ * making its string; returns where they end. The caller has made room (16 bytes at most).
+ */
+export function writeDecimal(bytes: Uint8Array, at: number, value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  const end = at + digits;
+  let position = end;
+  let rest = value;
+  do {
+    bytes[--position] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  } while (rest > 0);
+  return end;
 }
 
 /** The most bytes a string field can take once escaped (\uXXXX per UTF-16 unit, quotes). */
