@@ -8,6 +8,7 @@
 import { writeDecimal } from '../observability/log-lines.ts';
 import type { RateLimitState } from '../ratelimit/limiter.ts';
 import { formatDuration } from '../ratelimit/rate-limit-headers.ts';
+import { OutputBuffer } from './output-buffer.ts';
 import type { Headers } from './respond.ts';
 import type { HttpResponse } from './uws.ts';
 
@@ -26,11 +27,10 @@ const MAX_UTF8_BYTES_PER_UNIT = 3;
 const MAX_CACHED_NAMES = 256;
 const lineStarts = new Map<string, Buffer>();
 
-let lines = Buffer.allocUnsafe(4096);
+const output = new OutputBuffer(4096, 1024);
+/** output.bytes, as long as no line outgrows it. */
+let lines = output.bytes;
 let at = 0;
-/** views[n]: the first n bytes of `lines`, for n below MAX_KEPT_VIEW (~100 B each). */
-let views: (Buffer | undefined)[] = [];
-const MAX_KEPT_VIEW = 1024;
 
 /**
  * Writes `content-type`, `x-request-id`, the x-ratelimit-* headers of `rateLimits` (as
@@ -48,7 +48,7 @@ export function writeHeaderLines(res: HttpResponse, contentType: string, request
       put(headers[name] as string);
     }
   }
-  res.writeHeader(CONTENT_TYPE, at < MAX_KEPT_VIEW ? (views[at] ??= lines.subarray(0, at)) : lines.subarray(0, at));
+  res.writeHeader(CONTENT_TYPE, output.prefix(at));
 }
 
 function putRateLimits(rateLimits: RateLimitState): void {
@@ -139,8 +139,6 @@ function put(text: string): void {
 }
 
 function grow(needed: number): void {
-  const larger = Buffer.allocUnsafe(Math.max(needed, lines.length * 2));
-  lines.copy(larger, 0, 0, at);
-  lines = larger;
-  views = [];
+  output.grow(needed, at);
+  lines = output.bytes;
 }

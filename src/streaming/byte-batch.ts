@@ -3,6 +3,7 @@
 // write (one HTTP chunk) rather than a write per piece. A range is kept as its buffer and bounds,
 // not as a view (a Buffer view is ~100 B of heap), in lists that keep their storage from one read
 // to the next.
+import { OutputBuffer } from '../http/output-buffer.ts';
 
 /**
  * Ranges are joined in one buffer shared by every stream: uWS copies what write() is given before
@@ -11,11 +12,8 @@
  * memory of its own, and such copies piled up between full collections in the soak (see
  * stream-event-filter.ts). A join larger than the cap gets a buffer of its own.
  */
-let sharedJoin = Buffer.allocUnsafeSlow(64 * 1024);
+const sharedJoin = new OutputBuffer(64 * 1024, 4096);
 const SHARED_JOIN_MAX_BYTES = 1024 * 1024;
-/** joinViews[n]: the first n bytes of `sharedJoin`, kept for the lengths of ordinary reads. */
-let joinViews: (Buffer | undefined)[] = [];
-const MAX_KEPT_VIEW = 4096;
 
 const NO_BYTES = Buffer.alloc(0);
 
@@ -56,7 +54,9 @@ export class ByteBatch {
     }
     let total = 0;
     for (let index = 0; index < count; index++) total += bounds[2 * index + 1]! - bounds[2 * index]!;
-    const target = total > SHARED_JOIN_MAX_BYTES ? Buffer.allocUnsafeSlow(total) : sharedJoinOf(total);
+    const shared = total <= SHARED_JOIN_MAX_BYTES;
+    if (shared && total > sharedJoin.bytes.length) sharedJoin.grow(total);
+    const target = shared ? sharedJoin.bytes : Buffer.allocUnsafeSlow(total);
     let offset = 0;
     for (let index = 0; index < count; index++) {
       const bytes = buffers[index]!;
@@ -66,15 +66,6 @@ export class ByteBatch {
       bytes.copy(target, offset, start, end); // copy() takes the bounds: set() would need a view of the range
       offset += end - start;
     }
-    if (target !== sharedJoin) return target;
-    return total < MAX_KEPT_VIEW ? (joinViews[total] ??= sharedJoin.subarray(0, total)) : sharedJoin.subarray(0, total);
+    return shared ? sharedJoin.prefix(total) : target;
   }
-}
-
-function sharedJoinOf(total: number): Buffer {
-  if (total > sharedJoin.length) {
-    sharedJoin = Buffer.allocUnsafeSlow(Math.min(SHARED_JOIN_MAX_BYTES, Math.max(total, sharedJoin.length * 2)));
-    joinViews = [];
-  }
-  return sharedJoin;
 }
