@@ -124,6 +124,13 @@ describe('failures before the response starts', () => {
     expect(short.headers.get('retry-after')).toBe('3');
   });
 
+  it("an error after admission carries the request's x-ratelimit-* headers", async () => {
+    const result = await errorOf(chatBody({ messages: [{ role: 'user', content: script({ kind: 'status', status: 500 }) }] }));
+    expect(result.status).toBe(502);
+    expect(result.headers.get('x-ratelimit-remaining-requests')).toMatch(/^\d+$/);
+    expect(result.headers.get('x-ratelimit-reset-tokens')).toMatch(/^\d+(ms|s)$/);
+  });
+
   it('upstream 400 → 400 with the upstream message', async () => {
     const result = await errorOf(chatBody({ messages: [{ role: 'user', content: script({ kind: 'status', status: 400, message: 'max_tokens is too large for this model' }) }] }));
     expect(result.status).toBe(400);

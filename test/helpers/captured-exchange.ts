@@ -8,7 +8,7 @@ import { startExchange, type UpstreamOutcome } from '../../src/upstream/upstream
 import type { ChatRequestBody } from '../../src/validation/chat-request.ts';
 
 /** Serves `up/model`; nothing listens at its address. */
-export const TEST_UPSTREAM: UpstreamConfig = {
+const TEST_UPSTREAM: UpstreamConfig = {
   baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions',
   model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
 };
