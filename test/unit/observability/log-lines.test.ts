@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LogLines, rawBytes } from '../../../src/observability/log-lines.ts';
+import { LogLines, rawBytes, writeDecimal } from '../../../src/observability/log-lines.ts';
 
 function written(write: (lines: LogLines) => void): string {
   const regions: Buffer[] = [];
@@ -26,6 +26,17 @@ describe('LogLines', () => {
     for (let index = 0; index < 20_000; index++) values.push(random() * 10 ** Math.floor(random() * 9));
     for (const value of values) {
       expect(written((lines) => lines.hundredths(value)), String(value)).toBe(JSON.stringify(Math.round(value * 100) / 100));
+    }
+  });
+
+  it('writes a non-negative safe integer as String() does, across the 32-bit boundary and up to 2^53 − 1, for 20,000 values', () => {
+    const random = generator(20261127);
+    const values = [0, 9, 10, 99999, 100000, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 999_999_999, 1e9, 1e9 + 1, 1_764_222_000_123, Number.MAX_SAFE_INTEGER];
+    for (let index = 0; index < 20_000; index++) values.push(Math.floor(random() * 10 ** Math.floor(random() * 16)));
+    const bytes = Buffer.alloc(32, 0x78);
+    for (const value of values) {
+      const end = writeDecimal(bytes, 3, value);
+      expect(bytes.toString('latin1', 3, end), String(value)).toBe(String(value));
     }
   });
 
