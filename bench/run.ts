@@ -24,7 +24,8 @@
 //                                sweep, rounds, local (the local engine in the rounds), rejects, tracing,
 //                                redis, workers, streams, soak
 // (`npm run bench:tracing` runs the tracing-cost rounds alone: bench/tracing-run.ts;
-// `npm run bench:allocation` the allocation count alone, also on another checkout: bench/allocation/run.ts)
+// `npm run bench:allocation` the allocation count alone, also on another checkout: bench/allocation/run.ts;
+// `npm run bench:profile` where a request's CPU goes, Munja against the floor: bench/profile/run.ts)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -35,9 +35,16 @@ export function startMock(cpus: string | undefined): Promise<BenchServer> {
   return startServer('mock upstream', [MOCK_SERVER, '--port', '0'], cpus);
 }
 
-/** The stack's floor (bench/floor/bare-relay.ts) in front of the mock; `allocationFile` loads the allocation probe. */
-export function startBareRelay(mockPort: number, cpus: string | undefined, allocationFile?: string): Promise<BenchServer> {
-  const env = allocationFile === undefined ? undefined : allocationProbeEnv(allocationFile);
+/**
+ * The stack's floor (bench/floor/bare-relay.ts) in front of the mock; `allocationFile` loads the
+ * allocation probe, `nodeOptions` are added to its NODE_OPTIONS (the profiler's flags).
+ */
+export function startBareRelay(mockPort: number, cpus: string | undefined, allocationFile?: string, nodeOptions?: string): Promise<BenchServer> {
+  let env = allocationFile === undefined ? undefined : allocationProbeEnv(allocationFile);
+  if (nodeOptions !== undefined) {
+    const base = env ?? process.env;
+    env = { ...base, NODE_OPTIONS: `${base.NODE_OPTIONS ?? ''} ${nodeOptions}`.trim() };
+  }
   return startServer('bare relay', [BARE_RELAY, '--upstream', `http://127.0.0.1:${mockPort}`, '--port', '0'], cpus, env);
 }
 
