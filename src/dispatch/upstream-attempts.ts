@@ -9,6 +9,7 @@ import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { type ExchangeListener, startExchange, type UpstreamCall, type UpstreamOutcome } from '../upstream/upstream-exchange.ts';
 import type { UpstreamPools } from '../upstream/upstream-pools.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
+import type { JsonBody } from '../validation/json-body.ts';
 import type { Completion, OutcomeListener } from './dispatch.ts';
 import type { InFlight } from './in-flight.ts';
 import type { RetryBudget } from './retry-budget.ts';
@@ -70,6 +71,10 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
 
   get body(): ChatRequestBody {
     return this.#completion.request.body;
+  }
+
+  get source(): JsonBody | null {
+    return this.#completion.request.source;
   }
 
   get includeUsage(): boolean {

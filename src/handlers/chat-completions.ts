@@ -10,7 +10,7 @@ import { type Body, type BodyConsumer, BodyReader } from '../http/body-reader.ts
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import { ENDS_LATER, type HandlerResult } from '../http/router.ts';
-import { parseJsonBody } from '../validation/parse-json-body.ts';
+import { parseJsonRequest } from '../validation/parse-json-body.ts';
 import { validateChatRequest } from '../validation/validate-chat-request.ts';
 
 export interface ChatCompletionsDeps extends CompletionServiceDeps {
@@ -74,7 +74,8 @@ class LateAdmission implements BodyConsumer {
  * by uWS (BodyReader.readThen), and the frames that await the completion do not hold them.
  */
 function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Body): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
-  const request = validateChatRequest(parseJsonBody(bytes, { maxDepth: deps.config.maxJsonDepth }));
+  const body = parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth });
+  const request = validateChatRequest(body.value, body);
   ctx.model = request.model;
   ctx.stream = request.stream;
   const { trace } = ctx;

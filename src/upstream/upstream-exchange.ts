@@ -8,6 +8,7 @@ import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { UpstreamSpan } from '../observability/upstream-span.ts';
 import { DONE_FRAME, errorEvents } from '../streaming/sse-writer.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
+import type { JsonBody } from '../validation/json-body.ts';
 import { scanCompletion, withModel } from './completion-scan.ts';
 import { StreamEventFilter } from './stream-event-filter.ts';
 import { StreamRelay } from './stream-relay.ts';
@@ -23,6 +24,8 @@ export interface UpstreamCall {
   readonly upstream: UpstreamConfig;
   readonly publicModel: string;
   readonly body: ChatRequestBody;
+  /** The text `body` was parsed from, sent on with the upstream's model spliced in; null: `body` is serialised. */
+  readonly source: JsonBody | null;
   readonly includeUsage: boolean;
   readonly timeouts: UpstreamTimeouts;
   /** Headers for the client's response (rate limits, …). */

@@ -2,6 +2,7 @@
 // as in OpenAI's API; the shapes mirror chat-request-schema.ts.
 
 import type { PromptMessage } from '../tokens/count-tokens.ts';
+import type { JsonBody } from './json-body.ts';
 
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
@@ -109,6 +110,8 @@ export interface StructuredRequest {
 /** A validated request: the original body plus the normalised values the gateway acts on. */
 export interface ChatRequest {
   readonly body: ChatRequestBody;
+  /** The body's text as the client sent it, when the request came as JSON text (not from MCP's arguments). */
+  readonly source: JsonBody | null;
   readonly model: string;
   /** The messages as text, for token counts and the local engine: `body.messages` on a plain request. */
   readonly messages: readonly PromptMessage[];

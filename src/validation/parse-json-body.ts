@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.ts';
+import { JsonBody } from './json-body.ts';
 import { scanJsonText } from './scan-json-text.ts';
 
 export interface JsonBodyLimits {
@@ -22,6 +23,18 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export function parseJsonBody(bytes: Uint8Array | ArrayBuffer, limits: JsonBodyLimits = DEFAULT_LIMITS): unknown {
   const text = decodeUtf8(bytes);
   scanJsonText(text, limits.maxDepth);
+  return parse(text);
+}
+
+/** parseJsonBody(), keeping the text and where a relay splices it (JsonBody). */
+export function parseJsonRequest(bytes: Uint8Array | ArrayBuffer, limits: JsonBodyLimits = DEFAULT_LIMITS): JsonBody {
+  const text = decodeUtf8(bytes);
+  const spans = scanJsonText(text, limits.maxDepth);
+  const { modelStart, modelEnd, streamOptionsStart, streamOptionsEnd, closingBrace } = spans;
+  return new JsonBody(parse(text), text, modelStart, modelEnd, streamOptionsStart, streamOptionsEnd, closingBrace);
+}
+
+function parse(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

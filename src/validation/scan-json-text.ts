@@ -30,9 +30,29 @@ const MAX_PLAIN_NUMBER_CHARS = 308;
  * It is iterative so that hostile nesting cannot overflow the stack. Keys are compared
  * decoded: `"\u005f_proto__"` is `__proto__`. Throws ApiError.
  */
-export function scanJsonText(text: string, maxDepth: number): void {
+export function scanJsonText(text: string, maxDepth: number): RootSpans {
   SCANNER.scan(text, maxDepth);
+  return SCANNER;
 }
+
+/**
+ * Where a root object's `model` and `stream_options` values lie in the text (start at their first
+ * character, end past their last; -1 when absent or not a string and an object respectively), and
+ * its closing brace: what a relay splices. Valid for text that JSON.parse then accepts, until the
+ * next scan.
+ */
+export interface RootSpans {
+  readonly modelStart: number;
+  readonly modelEnd: number;
+  readonly streamOptionsStart: number;
+  readonly streamOptionsEnd: number;
+  readonly closingBrace: number;
+}
+
+// What the value after a root key is to the spans.
+const OTHER_VALUE = 0;
+const MODEL_VALUE = 1;
+const STREAM_OPTIONS_VALUE = 2;
 
 // Keys of one object are checked for repeats by a linear search up to this many, past it the
 // object gets a Set: most chat-body objects have 1–12 keys, and this spares a Set per object.
@@ -64,6 +84,13 @@ class JsonScanner {
   // How far this scan reached, so that release() clears only what it may have filled.
   deepest = 0;
   keysHighWater = 0;
+  // The root spans (RootSpans), and what the value after the last root key is.
+  modelStart = -1;
+  modelEnd = -1;
+  streamOptionsStart = -1;
+  streamOptionsEnd = -1;
+  closingBrace = -1;
+  rootValue = OTHER_VALUE;
 
   scan(text: string, maxDepth: number): void {
     if (maxDepth !== this.maxDepth) this.resize(maxDepth);
@@ -73,6 +100,12 @@ class JsonScanner {
     this.keyCount = 0;
     this.deepest = 0;
     this.keysHighWater = 0;
+    this.modelStart = -1;
+    this.modelEnd = -1;
+    this.streamOptionsStart = -1;
+    this.streamOptionsEnd = -1;
+    this.closingBrace = -1;
+    this.rootValue = OTHER_VALUE;
     try {
       this.run();
     } finally {
@@ -118,16 +151,20 @@ class JsonScanner {
         i = this.number(i);
         continue;
       }
-      if (c === OPEN_OBJECT || c === OPEN_ARRAY) this.open(c === OPEN_OBJECT);
-      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) this.close(c === CLOSE_OBJECT);
+      if (c === OPEN_OBJECT || c === OPEN_ARRAY) this.open(c === OPEN_OBJECT, i);
+      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) this.close(c === CLOSE_OBJECT, i);
       else if (c === COMMA) this.comma();
       i++;
     }
   }
 
-  private open(isObject: boolean): void {
+  private open(isObject: boolean, at: number): void {
     const parent = this.depth;
     if (parent === this.maxDepth) throw new ApiError('nesting_too_deep');
+    if (parent === 1) {
+      if (this.rootValue === STREAM_OPTIONS_VALUE && isObject) this.streamOptionsStart = at;
+      this.rootValue = OTHER_VALUE;
+    }
     const level = parent + 1;
     this.depth = level;
     if (level > this.deepest) this.deepest = level;
@@ -142,9 +179,11 @@ class JsonScanner {
     this.expectKey = isObject;
   }
 
-  private close(isObject: boolean): void {
+  private close(isObject: boolean, at: number): void {
     const level = this.depth;
     if (level === 0 || this.isObject[level] !== (isObject ? 1 : 0)) throw new ApiError('invalid_json');
+    if (level === 1) this.closingBrace = at;
+    else if (level === 2 && this.streamOptionsStart !== -1 && this.streamOptionsEnd === -1) this.streamOptionsEnd = at + 1;
     if (isObject) {
       this.keyCount = this.firstKeyAt[level] ?? 0;
       this.seenKeys[level] = null;
@@ -169,6 +208,12 @@ class JsonScanner {
     if (this.expectKey) {
       this.expectKey = false;
       this.key(start + 1, end);
+    } else if (this.depth === 1) {
+      if (this.rootValue === MODEL_VALUE) {
+        this.modelStart = start;
+        this.modelEnd = end + 1;
+      }
+      this.rootValue = OTHER_VALUE;
     }
     return end + 1;
   }
@@ -187,6 +232,7 @@ class JsonScanner {
     if (this.isRepeated(level, start, end, decoded)) {
       throw new ApiError('duplicate_key', { param: this.pathTo(level), message: 'The request body repeats a key within one object.' });
     }
+    if (level === 1) this.rootValue = this.lastKeyIs(1, 'model') ? MODEL_VALUE : this.lastKeyIs(1, 'stream_options') ? STREAM_OPTIONS_VALUE : OTHER_VALUE;
   }
 
   private lastKeyIs(level: number, word: string): boolean {

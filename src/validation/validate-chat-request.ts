@@ -4,6 +4,7 @@ import { promptMessagesOf } from '../tokens/prompt-messages.ts';
 import type { ChatRequest, ChatRequestBody } from './chat-request.ts';
 import { ANY_CHAT_REQUEST_SCHEMA, CHAT_REQUEST_SCHEMA } from './chat-request-schema.ts';
 import { checkConversation, type ConversationShape } from './conversation-rules.ts';
+import type { JsonBody } from './json-body.ts';
 import { mapAjvError } from './map-ajv-error.ts';
 import { structuredRequest } from './structured-request.ts';
 
@@ -19,8 +20,11 @@ const validateAnyBody = ajv.compile<ChatRequestBody>(ANY_CHAT_REQUEST_SCHEMA);
 
 const NO_STOP: readonly string[] = Object.freeze([]);
 
-/** A parsed JSON value → a validated ChatRequest, or the first problem as an ApiError (400). */
-export function validateChatRequest(value: unknown): ChatRequest {
+/**
+ * A parsed JSON value → a validated ChatRequest, or the first problem as an ApiError (400). `source`:
+ * the body it was parsed from, when the request is to be relayed as sent.
+ */
+export function validateChatRequest(value: unknown, source: JsonBody | null = null): ChatRequest {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError('invalid_body');
   let conversation: ConversationShape | null = null;
   if (!validatePlainBody(value)) {
@@ -31,7 +35,7 @@ export function validateChatRequest(value: unknown): ChatRequest {
     conversation = checkConversation(value.messages);
   }
   checkFieldCombinations(value);
-  return normalise(value, conversation);
+  return normalise(value, conversation, source);
 }
 
 /** Rules between fields, which JSON Schema draft-07 expresses poorly. */
@@ -55,8 +59,8 @@ function checkFieldCombinations(body: ChatRequestBody): void {
   }
 }
 
-function normalise(body: ChatRequestBody, conversation: ConversationShape | null): ChatRequest {
-  return new ValidatedChatRequest(body, structuredRequest(body, conversation));
+function normalise(body: ChatRequestBody, conversation: ConversationShape | null, source: JsonBody | null): ChatRequest {
+  return new ValidatedChatRequest(body, structuredRequest(body, conversation), source);
 }
 
 /**
@@ -68,9 +72,11 @@ class ValidatedChatRequest implements ChatRequest {
   readonly messages: ChatRequest['messages'];
   readonly structured: ChatRequest['structured'];
   readonly stop: readonly string[];
+  readonly source: JsonBody | null;
 
-  constructor(body: ChatRequestBody, structured: ChatRequest['structured']) {
+  constructor(body: ChatRequestBody, structured: ChatRequest['structured'], source: JsonBody | null) {
     this.body = body;
+    this.source = source;
     // A plain body's messages are already text (the plain schema saw to it).
     this.messages = structured === null ? (body.messages as ChatRequest['messages']) : promptMessagesOf(body);
     this.structured = structured;

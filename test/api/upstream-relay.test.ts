@@ -89,6 +89,15 @@ describe('relay through the openai SDK', () => {
     expect(usage?.completion_tokens).toBe(5);
   });
 
+  it("sends the client's own text upstream, with only the model and the stream's usage option changed", async () => {
+    const content = script({ kind: 'stream', chunks: 2 }).replaceAll('"', '\\"');
+    const sent = `{ "stream": true,\n  "stream_options" : { "include_usage": false },\n  "messages": [{"role": "user", "content": "${content}", "name": "caf\u00e9"}],\n  "temperature": 1.0, "model": "fast" }`;
+    const response = await post(sent);
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(mock.requests[0]!.rawBody).toBe(sent.replace('{ "include_usage": false }', '{"include_usage":true}').replace('"model": "fast"', '"model": "mock-model"'));
+  });
+
   it('passes the upstream request id and nothing hop-by-hop', async () => {
     const response = await post(chatBody({ messages: [{ role: 'user', content: script({ kind: 'json', text: 'x' }) }] }));
     expect(response.status).toBe(200);

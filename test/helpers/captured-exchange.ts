@@ -30,6 +30,7 @@ export function capturedExchange(client: Abortable, streamTo: RequestContext | n
     upstream: TEST_UPSTREAM,
     publicModel: 'fast',
     body: { model: 'fast', messages: [] } as unknown as ChatRequestBody,
+    source: null,
     includeUsage: false,
     timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000 },
     headers: {},

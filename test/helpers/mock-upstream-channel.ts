@@ -9,6 +9,8 @@ export interface SeenRequest {
   readonly headers: IncomingHttpHeaders;
   /** The parsed JSON body; undefined when empty or not JSON. */
   readonly body: unknown;
+  /** The body as sent, before parsing. */
+  readonly rawBody: string;
   /** The behaviour run; undefined for routes other than chat completions. */
   readonly behavior: Behavior | undefined;
   /** The status sent; undefined while no header has gone out (hang, reset). */
@@ -27,12 +29,13 @@ export interface SeenRequest {
 
 export type RequestRecord = { -readonly [K in keyof SeenRequest]: SeenRequest[K] };
 
-export function newRecord(req: IncomingMessage, path: string, body: unknown): RequestRecord {
+export function newRecord(req: IncomingMessage, path: string, body: unknown, rawBody: string): RequestRecord {
   return {
     method: req.method ?? '',
     path,
     headers: req.headers,
     body,
+    rawBody,
     behavior: undefined,
     status: undefined,
     aborted: false,

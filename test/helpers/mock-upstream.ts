@@ -84,7 +84,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     const raw = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://mock').pathname;
     const body = parseJson(raw);
-    const record = newRecord(req, path, body);
+    const record = newRecord(req, path, body, raw);
     totals.requests++;
     if (options.keepRequests !== false) requests.push(record);
     const channel = openChannel(req, res, record, {
