@@ -5,7 +5,8 @@
 // BENCH_SECONDS. Only the samples of that measured load count. A part's µs per request is its share
 // of the busy samples times the CPU per request read from /proc over the same load, so the figures
 // carry the profiler's own overhead, and the collector's helper threads (not sampled) are spread
-// over every part. Writes bench/PROFILE.md; BENCH_ROUNDS (3 here), BENCH_SECONDS as for run.ts.
+// over every part. Writes bench/PROFILE.md; BENCH_ROUNDS (3 here), BENCH_SECONDS as for run.ts;
+// BENCH_PROFILE_KEEP=1 keeps the .cpuprofile files (Chrome DevTools opens them) and prints where.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,5 +127,6 @@ try {
   say(`bench: wrote ${REPORT}\n`);
 } finally {
   await stopAll();
-  rmSync(tempDir, { recursive: true, force: true });
+  if (process.env.BENCH_PROFILE_KEEP === '1') say(`bench: the profiles are kept in ${tempDir}\n`);
+  else rmSync(tempDir, { recursive: true, force: true });
 }
