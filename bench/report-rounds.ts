@@ -4,7 +4,7 @@ import { BASELINE_ALLOCATION } from './allocation/baseline.ts';
 import { type ClosedLoopResult, cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, ms, ratio, signedMs, table, thousands } from './format.ts';
 import type { PacedResult } from './paced-load.ts';
-import { addedOverFloorMs, localToRelay, munjaToDirect, munjaToFloorCpu, munjaToFloorThroughput, munjaToNginx, type Round, ROUND_RATE, spreadOf } from './rounds.ts';
+import { addedOverFloorMs, localToRelay, munjaToDirect, munjaToFloorCpu, munjaToFloorThroughput, munjaToNginx, munjaToNginxStreams, type Round, ROUND_RATE, spreadOf } from './rounds.ts';
 
 const us = (result: ClosedLoopResult | undefined) => (result === undefined ? Number.NaN : cpuPerRequestUs(result));
 const whole = (value: number) => fixed(value, 0);
@@ -79,4 +79,21 @@ export function roundsLatencyTable(rounds: readonly Round[] | undefined): string
   return `${table(['round', `floor p50 / p99 ms at ${thousands(ROUND_RATE)}/s`, 'Munja p50 / p99 ms', 'Munja − floor p50 / p99 ms', 'floor heap B/req', 'Munja heap B/req', 'local `fast` µs/req (× Munja relay)', 'local `fast` req/s'], rows)}
 
 Paced: ${thousands(ROUND_RATE)} req/s from the scheduled send time, after 1 s at the same rate, on each fresh process after its saturation run. Heap B/req: bytes allocated on the V8 heap per request${counted === undefined ? '' : ` over ${thousands(counted)} requests (16 keep-alive connections, closed loop)`}, counted by V8's own accounting (bench/allocation/probe.ts, loaded with \`--import\`: the heap in use before each collection minus after the one before, plus the growth since the last); buffers outside the V8 heap are not in it. The allocation target's baseline, ${thousands(BASELINE_ALLOCATION.bytesPerRequest)} B, was measured the same way on commit ${BASELINE_ALLOCATION.commit} (${BASELINE_ALLOCATION.date}), before the hot path was optimised (\`npm run bench:allocation -- --checkout DIR\`). Local \`fast\`: a fresh Munja that also serves the local engine (\`fast\`, no simulated latency), a non-streaming completion with \`max_tokens: 16\`, saturated on one core like the relay (engine threads included in its CPU), warmed up on that request; × Munja relay is over the same round's relayed request.`;
+}
+
+/** CPU per 100-chunk stream, nginx and Munja, per round; empty when the rounds ran none. */
+export function roundsStreamTable(rounds: readonly Round[] | undefined): string {
+  if (rounds === undefined || rounds.every((round) => round.munja.streams === undefined)) return '';
+  const msOf = (result: ClosedLoopResult | undefined) => us(result) / 1000;
+  const ratios = munjaToNginxStreams(rounds);
+  const rows = rounds.map((round, index) => [String(index + 1), ms(msOf(round.nginxStreams)), ms(msOf(round.munja.streams)), ratio(ratios[index])]);
+  rows.push([
+    '**median (range)**',
+    over(rounds.map((round) => msOf(round.nginxStreams)), ms),
+    over(rounds.map((round) => msOf(round.munja.streams)), ms),
+    over(ratios, ratio),
+  ]);
+  return `Streams (100-chunk SSE streams, 50 connections, saturated), CPU per stream in ms:
+
+${table(['round', 'nginx ms/stream', 'Munja ms/stream', 'Munja ÷ nginx'], rows)}`;
 }

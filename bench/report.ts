@@ -9,7 +9,7 @@ import type { ManyStreamsResult } from './many-streams.ts';
 import type { TargetRun } from './phases.ts';
 import type { Plot } from './plots.ts';
 import { closedLoopTable, deliveryTable, manyStreamsTable, pacedTable, problems, soakTable } from './report-details.ts';
-import { roundsCpuTable, roundsLatencyTable } from './report-rounds.ts';
+import { roundsCpuTable, roundsLatencyTable, roundsStreamTable } from './report-rounds.ts';
 import { READING_NOTES } from './report-notes.ts';
 import type { Round } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
@@ -85,7 +85,7 @@ Non-streaming: ${results.targets.find((run) => run.json)?.json?.load.tool ?? 'wr
 
 ## Fresh processes, side by side: the floor relay and Munja
 
-The non-streaming targets are set against the floor relay (\`bench/floor/bare-relay.ts\`): uWebSockets.js and an undici pool passing the body to the mock and the reply back, with nothing else: no key, parsing, validation, limiter, log or metrics. What it costs, any gateway built on these two libraries pays before doing anything of its own; "Munja − floor" is what Munja's own work adds. Each round measures the mock called directly, nginx, then a freshly started floor relay, then a freshly started Munja, then a freshly started Munja serving the local engine, one after the other (the proxies on CPU 1), each warmed up as above. On this virtual machine Munja's CPU per request can move by 1.5× or more between runs minutes apart, even within one process (compare its rows of the connection sweep in the closed-loop table), much more than nginx's: one run per target would make its ratio a matter of chance. The rounds show the spread; every ratio and difference is taken within a round, and the targets below are judged on their medians.
+The non-streaming targets are set against the floor relay (\`bench/floor/bare-relay.ts\`): uWebSockets.js and an undici pool passing the body to the mock and the reply back, with nothing else: no key, parsing, validation, limiter, log or metrics. What it costs, any gateway built on these two libraries pays before doing anything of its own; "Munja − floor" is what Munja's own work adds. Each round measures the mock called directly, nginx (also on 100-chunk streams), then a freshly started floor relay, then a freshly started Munja (also on streams), then a freshly started Munja serving the local engine, one after the other (the proxies on CPU 1), each warmed up as above. On this virtual machine Munja's CPU per request can move by 1.5× or more between runs minutes apart, even within one process (compare its rows of the connection sweep in the closed-loop table), much more than nginx's: one run per target would make its ratio a matter of chance. The rounds show the spread; every ratio and difference is taken within a round, and the targets below are judged on their medians.
 
 Saturation (non-streaming chat, ${info.settings.connections} connections): CPU per request and throughput; nginx is the outside reference.
 
@@ -94,6 +94,8 @@ ${roundsCpuTable(results.rounds)}
 Paced latency, JS heap allocation, and the local engine:
 
 ${roundsLatencyTable(results.rounds)}
+
+${roundsStreamTable(results.rounds)}
 
 ## Targets
 

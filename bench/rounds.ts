@@ -2,7 +2,8 @@
 // started floor relay (uWebSockets.js + undici, no gateway work), then a newly started Munja, one
 // after the other (the proxies on the proxy's CPU), then a newly started Munja serving the local
 // engine. The floor relay and Munja each get the non-streaming saturation run, a count of the
-// bytes they allocate per request, and a paced run at 1,000 req/s. On a virtual machine Munja's
+// bytes they allocate per request, and a paced run at 1,000 req/s; nginx and Munja also a
+// saturation run of 100-chunk streams (the floor relay buffers a reply whole: it relays no stream). On a virtual machine Munja's
 // CPU per request moves by 1.5× or more between runs minutes apart, far more than nginx's, so one
 // run per target makes a ratio of two draws. Rounds give the spread, and ratios taken within each
 // round.
@@ -13,7 +14,7 @@ import type { MunjaLog } from './munja-log.ts';
 import type { PacedResult } from './paced-load.ts';
 import { closedLoop, paced, say, warmUp } from './phases.ts';
 import { type Started, stop, type StopOutcome } from './processes.ts';
-import { chatJson, local, type Target } from './scenarios/index.ts';
+import { chatJson, chatStream, local, type Target } from './scenarios/index.ts';
 import type { Settings } from './settings.ts';
 import { startBareRelay, startMunja } from './stack.ts';
 import { floorTarget, munjaTarget } from './targets.ts';
@@ -25,6 +26,8 @@ const ALLOCATION_CONNECTIONS = 16;
 /** What one fresh process (the floor relay or Munja) gave in one round. */
 export interface RoundRun {
   readonly saturated: ClosedLoopResult;
+  /** 100-chunk streams at saturation (Munja only). */
+  readonly streams: ClosedLoopResult | undefined;
   readonly allocation: AllocationResult | undefined;
   readonly paced: PacedResult | undefined;
 }
@@ -32,6 +35,7 @@ export interface RoundRun {
 export interface Round {
   readonly direct: ClosedLoopResult;
   readonly nginx: ClosedLoopResult | undefined;
+  readonly nginxStreams: ClosedLoopResult | undefined;
   readonly floor: RoundRun;
   readonly munja: RoundRun;
   /** A `fast` completion on a fresh Munja that serves the local engine (undefined when skipped). */
@@ -56,15 +60,16 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
     say(`bench: round ${index + 1} of ${settings.rounds}\n`);
     const direct = await closedLoop(chatJson, options.direct, measured, context);
     const nginx = options.nginx === undefined ? undefined : await closedLoop(chatJson, options.nginx, measured, context);
+    const nginxStreams = options.nginx === undefined ? undefined : await closedLoop(chatStream, options.nginx, measured, context);
 
     const floorFile = join(options.tempDir, `floor-round-${index + 1}-allocation.json`);
     const relay = await startBareRelay(options.mockPort, options.cpus, floorFile);
-    const floor = await measureInRound(floorTarget(relay.port, relay.process.pid), relay.process, floorFile, settings, context);
+    const floor = await measureInRound(floorTarget(relay.port, relay.process.pid), relay.process, floorFile, settings, context, false);
     stops.push(await stop(relay.process));
 
     const munjaFile = join(options.tempDir, `munja-round-${index + 1}-allocation.json`);
     const munja = await startMunja({ name: `munja-round-${index + 1}`, tempDir: options.tempDir, mockPort: options.mockPort, allocationFile: munjaFile, ...cpus });
-    const munjaRun = await measureInRound(munjaTarget(munja), munja.process, munjaFile, settings, context, munja.log);
+    const munjaRun = await measureInRound(munjaTarget(munja), munja.process, munjaFile, settings, context, true, munja.log);
     stops.push(await stop(munja.process));
 
     let localRun: ClosedLoopResult | undefined;
@@ -75,16 +80,17 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
       localRun = await closedLoop(local, munjaTarget(withEngine, 'munja', `Munja with the local engine, round ${index + 1}`), warmed, context);
       stops.push(await stop(withEngine.process));
     }
-    rounds.push({ direct, nginx, floor, munja: munjaRun, local: localRun });
+    rounds.push({ direct, nginx, nginxStreams, floor, munja: munjaRun, local: localRun });
   }
   return rounds;
 }
 
-/** Warm-up, the saturation run, the allocation count, then the paced run, on one fresh process. */
-async function measureInRound(target: Target, server: Started, allocationFile: string, settings: Settings, context: RunContext, log?: MunjaLog): Promise<RoundRun> {
+/** Warm-up, the saturation run (and one of streams), the allocation count, then the paced run, on one fresh process. */
+async function measureInRound(target: Target, server: Started, allocationFile: string, settings: Settings, context: RunContext, withStreams: boolean, log?: MunjaLog): Promise<RoundRun> {
   await warmUp(target, settings, context);
   const measured = { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, ...(log === undefined ? {} : { log }) };
   const saturated = await closedLoop(chatJson, target, measured, context);
+  const streams = withStreams ? await closedLoop(chatStream, target, measured, context) : undefined;
   let allocation: AllocationResult | undefined;
   if (settings.allocationRequests > 0) {
     say(`bench: ${target.name} allocation over ${settings.allocationRequests} requests … `);
@@ -92,7 +98,7 @@ async function measureInRound(target: Target, server: Started, allocationFile: s
     say(`${Math.round(allocation.bytesPerRequest).toLocaleString('en-US')} B/request, ${allocation.collections} collections\n`);
   }
   const pacedRun = settings.roundPacedSeconds > 0 ? await paced(target, ROUND_RATE, settings.roundPacedSeconds, context) : undefined;
-  return { saturated, allocation, paced: pacedRun };
+  return { saturated, streams, allocation, paced: pacedRun };
 }
 
 export interface Spread {
@@ -115,6 +121,11 @@ export function spreadOf(values: readonly number[], keepInfinite = false): Sprea
 /** Munja's CPU per request over nginx's, one ratio per round that measured both. */
 export function munjaToNginx(rounds: readonly Round[]): number[] {
   return rounds.filter((round) => round.nginx !== undefined).map((round) => cpuPerRequestUs(round.munja.saturated) / cpuPerRequestUs(round.nginx!));
+}
+
+/** Munja's CPU per 100-chunk stream over nginx's, one ratio per round (NaN when either was not run). */
+export function munjaToNginxStreams(rounds: readonly Round[]): number[] {
+  return rounds.map((round) => (round.nginxStreams === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(round.munja.streams) / cpuPerRequestUs(round.nginxStreams)));
 }
 
 /** Munja's throughput over the direct baseline's, one ratio per round. */

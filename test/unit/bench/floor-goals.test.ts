@@ -4,7 +4,8 @@ import { BASELINE_ALLOCATION } from '../../../bench/allocation/baseline.ts';
 import type { ClosedLoopResult } from '../../../bench/closed-loop.ts';
 import { floorGoals } from '../../../bench/floor-goals.ts';
 import type { PacedResult } from '../../../bench/paced-load.ts';
-import { roundsCpuTable, roundsLatencyTable } from '../../../bench/report-rounds.ts';
+import { type Headline, streamGoal } from '../../../bench/goals.ts';
+import { roundsCpuTable, roundsLatencyTable, roundsStreamTable } from '../../../bench/report-rounds.ts';
 import type { Round, RoundRun } from '../../../bench/rounds.ts';
 
 /** A saturation run of 1 s: `cpuUs` of CPU per request at `perSecond`. */
@@ -24,13 +25,14 @@ function paced(p50: number, p99: number, gaveUp?: string): PacedResult {
 const allocation = (bytesPerRequest: number): AllocationResult => ({ requests: 10_000, ok: 10_000, allocatedBytes: bytesPerRequest * 10_000, bytesPerRequest, collections: 10 });
 
 function run(cpuUs: number, perSecond: number, pacedRun: PacedResult, bytes: number): RoundRun {
-  return { saturated: saturated(cpuUs, perSecond), paced: pacedRun, allocation: allocation(bytes) };
+  return { saturated: saturated(cpuUs, perSecond), streams: undefined, paced: pacedRun, allocation: allocation(bytes) };
 }
 
 function round(munjaCpuUs: number, munjaPaced: PacedResult, munjaBytes: number): Round {
   return {
     direct: { ...saturated(0, 40_000), target: { label: 'direct', pids: [] } } as unknown as ClosedLoopResult,
     nginx: saturated(20, 45_000),
+    nginxStreams: undefined,
     floor: run(30, 30_000, paced(0.3, 1.0), 6_800),
     munja: run(munjaCpuUs, 22_000, munjaPaced, munjaBytes),
     local: saturated(munjaCpuUs * 1.2, 15_000),
@@ -71,5 +73,29 @@ describe('the targets set against the floor relay', () => {
     expect(latency).toContain('fell behind');
     expect(latency).toContain('9,000');
     expect(roundsCpuTable(rounds)).toContain('**median (range)**');
+  });
+});
+
+describe('the stream target against nginx', () => {
+  /** A round whose 100-chunk streams cost Munja `munjaMs` and nginx `nginxMs` of CPU each. */
+  function streamRound(munjaMs: number, nginxMs: number): Round {
+    const base = round(40, paced(0.3, 1), 9_000);
+    return { ...base, nginxStreams: saturated(nginxMs * 1000, 1_000), munja: { ...base.munja, streams: saturated(munjaMs * 1000, 1_000) } };
+  }
+  const headline = (cpuPerStreamMs: number): Headline => ({ requestsPerSecond: 1, cpuPerRequestUs: 1, cpuPerStreamMs, peakRssBytes: 1 });
+
+  it('judges the median of the rounds, not the single run', () => {
+    const rounds = [streamRound(0.7, 0.72), streamRound(0.8, 0.7), streamRound(0.66, 0.7)];
+    const goal = streamGoal(rounds, headline(0.9), headline(0.6));
+    expect(goal.verdict).toBe('pass');
+    expect(goal.measured).toContain('median of the rounds\' ratios 0.97×');
+    expect(roundsStreamTable(rounds)).toContain('**median (range)**');
+    expect(streamGoal([streamRound(0.8, 0.7), streamRound(0.75, 0.7)], headline(0.5), headline(0.6)).verdict).toBe('FAIL');
+  });
+
+  it('falls back to the single run when the rounds ran no streams', () => {
+    const goal = streamGoal([round(40, paced(0.3, 1), 9_000)], headline(0.66), headline(0.6));
+    expect([goal.verdict, goal.measured]).toEqual(['FAIL', '0.660 ms vs 0.600 ms = 1.10×']);
+    expect(roundsStreamTable([round(40, paced(0.3, 1), 9_000)])).toBe('');
   });
 });
