@@ -3,10 +3,10 @@
 // after the other (the proxies on the proxy's CPU), then a newly started Munja serving the local
 // engine. The floor relay and Munja each get the non-streaming saturation run, a count of the
 // bytes they allocate per request, and a paced run at 1,000 req/s; nginx and Munja also a
-// saturation run of 100-chunk streams (the floor relay buffers a reply whole: it relays no stream). On a virtual machine Munja's
-// CPU per request moves by 1.5× or more between runs minutes apart, far more than nginx's, so one
-// run per target makes a ratio of two draws. Rounds give the spread, and ratios taken within each
-// round.
+// saturation run of 100-chunk streams (the floor relay buffers a reply whole: it relays no
+// stream). On a virtual machine Munja's CPU per request moves by 1.5× or more between runs minutes
+// apart, far more than nginx's, so one run per target makes a ratio of two draws. Rounds give the
+// spread, and ratios taken within each round.
 import { join } from 'node:path';
 import { type AllocationResult, measureAllocation } from './allocation/measure.ts';
 import { type ClosedLoopResult, cpuPerRequestUs, type RunContext } from './closed-loop.ts';

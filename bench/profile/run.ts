@@ -10,6 +10,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunContext } from '../closed-loop.ts';
 import { fixed, table } from '../format.ts';
 import { runLoad } from '../load.ts';
 import { say, warmUp } from '../phases.ts';
@@ -41,7 +42,7 @@ interface Measured {
   readonly parts: ReadonlyMap<string, number>;
 }
 
-async function profile(target: Target, pid: number, dir: string, stopTarget: () => Promise<unknown>, context: { tool: 'wrk' | 'autocannon'; tempDir: string; ticksPerSecond: number; loaderCpus: string | undefined }): Promise<Measured> {
+async function profile(target: Target, pid: number, dir: string, stopTarget: () => Promise<unknown>, context: RunContext): Promise<Measured> {
   await warmUp(target, settings, context);
   const request = chatRequest(target, 'json', false);
   const options = { connections: CONNECTIONS, expectStatus: 200, tempDir, ...(context.loaderCpus === undefined ? {} : { cpus: context.loaderCpus }) };
@@ -98,7 +99,7 @@ function signed(value: number): string {
 try {
   const pinned = (await canPin()) && (await pinSelf('0'));
   const versions = await collectVersions();
-  const context = { tool: versions.wrk === undefined ? ('autocannon' as const) : ('wrk' as const), tempDir, ticksPerSecond: await clockTicksPerSecond(), loaderCpus: pinned ? '0' : undefined };
+  const context: RunContext = { tool: versions.wrk === undefined ? 'autocannon' : 'wrk', tempDir, ticksPerSecond: await clockTicksPerSecond(), loaderCpus: pinned ? '0' : undefined };
   const cpus = pinned ? '1' : undefined;
   const mock = await startMock(pinned ? '0' : undefined);
   const rows: { floor: Measured; munja: Measured }[] = [];

@@ -27,7 +27,7 @@ export function buildUpstreamRequest(call: UpstreamCall): UpstreamRequest {
     path: upstream.chatPath,
     method: 'POST',
     headers,
-    body: (call.source === null ? null : splicedBody(call.source, upstream, stream)) ?? serialisedBody(body, upstream.model, stream),
+    body: (call.source === null ? null : splicedBody(call.source, body, upstream, stream)) ?? serialisedBody(body, upstream.model, stream),
     headersTimeout: stream ? timeouts.firstByteTimeoutMs : timeouts.responseTimeoutMs,
     bodyTimeout: timeouts.idleTimeoutMs,
   };
@@ -41,14 +41,14 @@ const ADDED_USAGE_OPTIONS = `,"stream_options":${USAGE_OPTIONS}`;
  * as `stream_options` (added when absent), as UTF-8; null when the text lacks a span it needs (a
  * `stream_options` of null): the body is serialised instead.
  */
-function splicedBody(source: JsonBody, upstream: UpstreamConfig, stream: boolean): Buffer | null {
+function splicedBody(source: JsonBody, body: ChatRequestBody, upstream: UpstreamConfig, stream: boolean): Buffer | null {
   const { text, modelStart, modelEnd } = source;
   if (modelStart === -1) return null;
   const model = quotedModel(upstream);
   if (!stream) return utf8Of(text.slice(0, modelStart), model, text.slice(modelEnd));
   const { streamOptionsStart, streamOptionsEnd } = source;
   if (streamOptionsStart === -1) {
-    if ((source.value as { stream_options?: unknown }).stream_options !== undefined) return null;
+    if (body.stream_options !== undefined) return null;
     const end = source.closingBrace;
     return utf8Of(text.slice(0, modelStart), model, text.slice(modelEnd, end), ADDED_USAGE_OPTIONS, text.slice(end));
   }
