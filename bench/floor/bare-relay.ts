@@ -3,6 +3,8 @@
 // sends its body on to the mock through the low-level dispatch API, and the reply goes back
 // unchanged. No key, no parsing, no validation, no limiter, no log, no metrics: what it costs per
 // request is what any gateway built on these two libraries pays before doing anything of its own.
+// An event stream (the mock's `text/event-stream`) is relayed as it arrives, a write per upstream
+// read, the upstream paused while the client's socket is full.
 //   node bench/floor/bare-relay.ts --upstream http://127.0.0.1:PORT [--port 0]   prints {"port":N}
 import { parseArgs } from 'node:util';
 import { type Dispatcher, Pool } from 'undici';
@@ -14,11 +16,19 @@ if (values.upstream === undefined) throw new Error('--upstream is required');
 const pool = new Pool(values.upstream, { connections: 256, pipelining: 1, allowH2: false });
 const UPSTREAM_HEADERS = { 'content-type': 'application/json' };
 
+const EVENT_STREAM = 'text/event-stream';
+
 class Relay implements Dispatcher.DispatchHandler {
   readonly #res: HttpResponse;
   readonly #chunks: Buffer[] = [];
   #status = 502;
   #aborted = false;
+  #streaming = false;
+  #chunk: Buffer | null = null;
+  #writable = true;
+  readonly #writeChunk = (): void => {
+    this.#writable = this.#res.write(this.#chunk!);
+  };
 
   constructor(res: HttpResponse) {
     this.#res = res;
@@ -27,19 +37,40 @@ class Relay implements Dispatcher.DispatchHandler {
 
   onRequestStart(): void {}
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     this.#status = statusCode;
+    this.#streaming = String(headers['content-type']).startsWith(EVENT_STREAM);
+    if (!this.#streaming || this.#aborted) return;
+    this.#res.cork(() => this.#res.writeStatus(statusLine(statusCode)).writeHeader('content-type', EVENT_STREAM));
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#chunks.push(chunk);
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (!this.#streaming) {
+      this.#chunks.push(chunk);
+      return;
+    }
+    if (this.#aborted) return;
+    this.#chunk = chunk;
+    this.#res.cork(this.#writeChunk);
+    this.#chunk = null;
+    if (this.#writable) return;
+    controller.pause();
+    this.#res.onWritable(() => {
+      controller.resume();
+      return true;
+    });
   }
 
   onResponseEnd(): void {
-    this.#reply(statusLine(this.#status), Buffer.concat(this.#chunks));
+    if (!this.#streaming) this.#reply(statusLine(this.#status), Buffer.concat(this.#chunks));
+    else if (!this.#aborted) this.#res.cork(() => this.#res.end());
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.#streaming) {
+      if (!this.#aborted) this.#res.close();
+      return;
+    }
     this.#reply(statusLine(502), error.message);
   }
 

@@ -67,8 +67,8 @@ async function main(): Promise<void> {
   const filter = new StreamEventFilter({ upstreamModel: 'Qwen/Qwen3-8B', publicModel: 'default', forwardUsage: false });
   let kept = 0;
   const batch = new ByteBatch();
-  const onEvent = (event: Buffer) => {
-    filter.filter(event, batch);
+  const onEvent = (event: Buffer, text: string) => {
+    filter.filter(event, text, batch);
     kept += batch.take().length;
   };
   timings.push(await timeSync(`SseEventSplitter.push + StreamEventFilter.filter + ByteBatch.take (${frame.length} B chunk)`, () => {

@@ -37,6 +37,8 @@ export const IDLE = '(idle)';
 const NATIVE_CALLERS: Readonly<Record<string, string>> = {
   'bench/floor/bare-relay.ts #reply': 'uWS: the response written (cork, end)',
   'src/http/respond.ts send': 'uWS: the response written (cork, end)',
+  'bench/floor/bare-relay.ts #writeChunk': 'uWS: a stream\'s events written (cork, write)',
+  'src/streaming/sse-writer.ts #writeCorked': 'uWS: a stream\'s events written (cork, write)',
   'src/http/peer-address.ts peerAddress': 'uWS: getRemoteAddress (a getpeername system call)',
 };
 

@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { RequestContext } from '../http/request-context.ts';
 import { ByteBatch } from '../streaming/byte-batch.ts';
 import { SseWriter } from '../streaming/sse-writer.ts';
-import { SseEventSplitter } from './sse-event-splitter.ts';
+import { type OnEvent, SseEventSplitter } from './sse-event-splitter.ts';
 import type { StreamEventFilter } from './stream-event-filter.ts';
 
 export class StreamRelay {
@@ -16,7 +16,7 @@ export class StreamRelay {
   // What one upstream read gives the client, emptied by each write, and the callbacks that fill
   // and write it.
   readonly #batch = new ByteBatch();
-  readonly #onEvent: (event: Buffer) => void;
+  readonly #onEvent: OnEvent;
   readonly #flush: () => void;
   #flushQueued = false;
   /** The upstream response ended: nothing is left to pause. */
@@ -26,7 +26,7 @@ export class StreamRelay {
     this.#controller = controller;
     this.filter = filter;
     const batch = this.#batch;
-    this.#onEvent = (event) => this.filter.filter(event, batch);
+    this.#onEvent = (event, text) => this.filter.filter(event, text, batch);
     this.#flush = () => this.#writeParts();
     this.#writer = new SseWriter(client);
     this.#writer.open(headers);

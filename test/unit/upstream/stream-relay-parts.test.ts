@@ -7,7 +7,12 @@ import { clampRetryAfter, statusError } from '../../../src/upstream/upstream-err
 function split(chunks: string[]): string[] {
   const splitter = new SseEventSplitter();
   const events: string[] = [];
-  for (const chunk of chunks) splitter.push(Buffer.from(chunk), (event) => events.push(event.toString()));
+  for (const chunk of chunks) {
+    splitter.push(Buffer.from(chunk), (event, text) => {
+      expect(text).toBe(event.toString('latin1'));
+      events.push(event.toString());
+    });
+  }
   return events;
 }
 
@@ -33,7 +38,7 @@ describe('SseEventSplitter', () => {
 /** What the client gets for one event, or null when the filter drops it. */
 function kept(filter: StreamEventFilter, event: Buffer): string | null {
   const out = new ByteBatch();
-  filter.filter(event, out);
+  filter.filter(event, event.toString('latin1'), out);
   return out.empty ? null : Buffer.from(out.take()).toString();
 }
 
@@ -55,10 +60,10 @@ describe('StreamEventFilter', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
     const done = Buffer.from('data: [DONE]\n\n');
     const out = new ByteBatch();
-    filter.filter(done, out);
+    filter.filter(done, done.toString('latin1'), out);
     expect(out.take()).toBe(done);
     const event = chunk('"choices":[{"index":0,"delta":{"content":"Hi"}}]');
-    filter.filter(event, out);
+    filter.filter(event, event.toString('latin1'), out);
     expect(Buffer.from(out.take()).toString()).toBe(event.toString().replace('"model":"up/model"', '"model":"fast"'));
   });
 
@@ -100,6 +105,25 @@ describe('StreamEventFilter', () => {
     expect(filter.contentEvents).toBe(1);
     const other = Buffer.from('data: {"model":"other","choices":[{"delta":{"role":"model","content":""}}]}\n\n');
     expect(kept(filter, other)).toBe(other.toString());
+    expect(filter.contentEvents).toBe(1);
+  });
+
+  it('rewrites the model at its byte position when multi-byte text comes before it', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
+    const event = Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"čaša 日本 🙂 \\"model\\":\\"up/model\\""}}],"model" :  "up/model","usage":null}\n\n');
+    expect(kept(filter, event)).toBe('data: {"choices":[{"index":0,"delta":{"content":"čaša 日本 🙂 \\"model\\":\\"up/model\\""}}],"model":"fast","usage":null}\n\n');
+    expect(filter.contentEvents).toBe(1);
+    expect(filter.usage).toBeNull();
+  });
+
+  it('keeps a character whose bytes arrive in two reads whole', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
+    const splitter = new SseEventSplitter();
+    const event = Buffer.from('data: {"choices":[{"delta":{"content":"日本"}}],"model":"up/model"}\n\n');
+    const cut = event.indexOf(Buffer.from('本')) + 1;
+    const out = new ByteBatch();
+    for (const read of [event.subarray(0, cut), event.subarray(cut)]) splitter.push(Buffer.from(read), (piece, text) => filter.filter(piece, text, out));
+    expect(Buffer.from(out.take()).toString()).toBe('data: {"choices":[{"delta":{"content":"日本"}}],"model":"fast"}\n\n');
     expect(filter.contentEvents).toBe(1);
   });
 
