@@ -21,12 +21,14 @@ export class SseWriter {
   #stalled = false;
   // One timer per stream, made on its first stall and re-armed (refresh) on later ones.
   #stallTimer: NodeJS.Timeout | null = null;
-  // write() corks through one callback per stream rather than a closure per event.
+  // What the corked writes below write. uWS runs a corked write before cork() returns, so these
+  // fields, and one callback of each kind for all writers, serve every write: no closure is made
+  // per write or per stream.
   #events: string | Uint8Array = '';
+  #lastEvents = '';
+  #headers: Readonly<Record<string, string>> | null = null;
   #wrote = true;
-  readonly #writeCorked = (): void => {
-    this.#wrote = this.#ctx.res.write(this.#events);
-  };
+  static #corked: SseWriter;
 
   constructor(ctx: RequestContext) {
     this.#ctx = ctx;
@@ -37,21 +39,34 @@ export class SseWriter {
   }
 
   /** Sends the 200 status and headers, and optionally the first events, in one corked write. */
-  open(headers: Readonly<Record<string, string>>, firstEvents = ''): boolean {
-    const ctx = this.#ctx;
+  open(headers: Readonly<Record<string, string>>, firstEvents: string | Uint8Array = ''): boolean {
     if (this.closed) return false;
-    let ok = true;
-    ctx.res.cork(() => {
-      beginStreaming(ctx, 'text/event-stream; charset=utf-8', { ...SSE_HEADERS, ...headers });
-      ok = ctx.res.write(firstEvents);
-    });
+    this.#headers = headers;
+    this.#events = firstEvents;
+    SseWriter.#corked = this;
+    this.#ctx.res.cork(SseWriter.#openCorked);
+    this.#events = '';
+    return this.#wrote;
+  }
+
+  static readonly #openCorked = (): void => {
+    const writer = SseWriter.#corked;
+    writer.#begin();
+    writer.#wrote = writer.#ctx.res.write(writer.#events);
+  };
+
+  /** The status and headers, inside a cork. */
+  #begin(): void {
+    const ctx = this.#ctx;
+    const headers = this.#headers!;
+    this.#headers = null;
+    beginStreaming(ctx, 'text/event-stream; charset=utf-8', { ...SSE_HEADERS, ...headers });
     if (ctx.firstByteMs === null) ctx.firstByteMs = Math.round(ctx.elapsedMs() * 100) / 100;
     if (!ctx.streamOpened) {
       ctx.streamOpened = true;
       openStreams.count += 1;
     }
-    if (firstEvents !== '' && ctx.firstEventMs === null) ctx.firstEventMs = ctx.elapsedMs();
-    return ok;
+    if (this.#events.length > 0 && ctx.firstEventMs === null) ctx.firstEventMs = ctx.elapsedMs();
   }
 
   /** Writes already-framed events (`data: …\n\n`). False means: wait for whenWritable. */
@@ -59,10 +74,16 @@ export class SseWriter {
     if (this.closed) return false;
     if (this.#ctx.firstEventMs === null) this.#ctx.firstEventMs = this.#ctx.elapsedMs();
     this.#events = events;
-    this.#ctx.res.cork(this.#writeCorked);
+    SseWriter.#corked = this;
+    this.#ctx.res.cork(SseWriter.#writeCorked);
     this.#events = '';
     return this.#wrote;
   }
+
+  static readonly #writeCorked = (): void => {
+    const writer = SseWriter.#corked;
+    writer.#wrote = writer.#ctx.res.write(writer.#events);
+  };
 
   whenWritable(resume: () => void): void {
     if (this.closed) return;
@@ -82,13 +103,32 @@ export class SseWriter {
     this.#ctx.res.close(); // runs onAborted
   }
 
-  end(lastEvents = ''): void {
+  /**
+   * Ends the stream with `events` then `lastEvents`, in one corked write (one send). `headers`:
+   * the stream was never opened, and its status and headers go first.
+   */
+  end(lastEvents = '', events: string | Uint8Array = '', headers: Readonly<Record<string, string>> | null = null): void {
     const ctx = this.#ctx;
     if (this.closed) return;
     ctx.finished = true;
     if (this.#stallTimer !== null) clearTimeout(this.#stallTimer);
-    ctx.res.cork(() => { ctx.res.end(lastEvents); });
+    this.#headers = headers;
+    this.#events = events;
+    this.#lastEvents = lastEvents;
+    SseWriter.#corked = this;
+    ctx.res.cork(SseWriter.#endCorked);
+    this.#events = '';
+    this.#lastEvents = '';
   }
+
+  static readonly #endCorked = (): void => {
+    const writer = SseWriter.#corked;
+    const ctx = writer.#ctx;
+    if (writer.#headers !== null) writer.#begin();
+    else if (writer.#events.length > 0 && ctx.firstEventMs === null) ctx.firstEventMs = ctx.elapsedMs();
+    if (writer.#events.length > 0) ctx.res.write(writer.#events);
+    ctx.res.end(writer.#lastEvents);
+  };
 }
 
 export function frame(data: string): string {

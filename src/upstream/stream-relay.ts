@@ -21,6 +21,8 @@ export class StreamRelay {
   #flushQueued = false;
   /** The upstream response ended: nothing is left to pause. */
   #ended = false;
+  /** The client's headers, until they are written (with the first events). */
+  #headers: Readonly<Record<string, string>> | null;
 
   constructor(controller: Dispatcher.DispatchController, client: RequestContext, filter: StreamEventFilter, headers: Readonly<Record<string, string>>) {
     this.#controller = controller;
@@ -29,7 +31,11 @@ export class StreamRelay {
     this.#onEvent = (event, text) => this.filter.filter(event, text, batch);
     this.#flush = () => this.#writeParts();
     this.#writer = new SseWriter(client);
-    this.#writer.open(headers);
+    // The status and headers go out with the first events, in one send: an SSE server usually
+    // writes its headers and first event together, so both are here once the read is parsed.
+    this.#headers = headers;
+    this.#flushQueued = true;
+    queueMicrotask(this.#flush);
   }
 
   // undici hands over the body one HTTP chunk at a time, and an SSE server sends each event as a
@@ -43,19 +49,27 @@ export class StreamRelay {
     queueMicrotask(this.#flush);
   }
 
-  /** Writes the events that arrived whole, then `lastFrames` (empty for none), and closes the stream. */
+  /** Writes the events that arrived whole, then `lastFrames` (empty for none), and closes the stream: one send. */
   end(lastFrames: string): void {
     this.#ended = true;
-    this.#writeParts();
-    this.#writer.end(lastFrames);
+    const headers = this.#headers;
+    this.#headers = null;
+    this.#writer.end(lastFrames, this.#batch.take(), headers);
   }
 
   #writeParts(): void {
     this.#flushQueued = false;
     const batch = this.#batch;
-    if (batch.empty) return;
     const writer = this.#writer;
-    const writable = writer.write(batch.take());
+    let writable: boolean;
+    if (this.#headers !== null) {
+      writable = writer.open(this.#headers, batch.take());
+      this.#headers = null;
+    } else if (batch.empty) {
+      return;
+    } else {
+      writable = writer.write(batch.take());
+    }
     const controller = this.#controller;
     if (!writable && !writer.closed && !this.#ended) {
       controller.pause();
