@@ -8,7 +8,7 @@ import type { PacedResult } from './paced-load.ts';
 import type { TargetRun } from './phases.ts';
 import type { Results } from './report.ts';
 import { floorGoals } from './floor-goals.ts';
-import { munjaToNginxStreams, type Round, spreadOf } from './rounds.ts';
+import { floorToNginxStreams, munjaToNginxStreams, type Round, spreadOf } from './rounds.ts';
 import type { TargetName } from './scenarios/index.ts';
 
 export interface Headline {
@@ -60,9 +60,11 @@ export function streamGoal(rounds: readonly Round[] | undefined, munja: Headline
       const run = pick(round);
       return run === undefined ? Number.NaN : cpuPerRequestUs(run) / 1000;
     }))?.median;
+    const floor = spreadOf(floorToNginxStreams(rounds));
+    const floorText = floor === undefined ? '' : `; the floor relay ${ratio(floor.median)} nginx's (${ratio(floor.min)}–${ratio(floor.max)})`;
     return {
       goal,
-      measured: `median of the rounds' ratios ${ratio(spread.median)} (${ratio(spread.min)}–${ratio(spread.max)}); Munja ${ms(median((round) => round.munja.streams))} ms, nginx ${ms(median((round) => round.nginxStreams))} ms (medians)`,
+      measured: `median of the rounds' ratios ${ratio(spread.median)} (${ratio(spread.min)}–${ratio(spread.max)}); Munja ${ms(median((round) => round.munja.streams))} ms, nginx ${ms(median((round) => round.nginxStreams))} ms (medians)${floorText}`,
       verdict: judge(spread.median <= STREAM_OVER_NGINX_LIMIT),
     };
   }

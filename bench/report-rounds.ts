@@ -4,7 +4,7 @@ import { BASELINE_ALLOCATION } from './allocation/baseline.ts';
 import { type ClosedLoopResult, cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, ms, ratio, signedMs, table, thousands } from './format.ts';
 import type { PacedResult } from './paced-load.ts';
-import { addedOverFloorMs, localToRelay, munjaToDirect, munjaToFloorCpu, munjaToFloorThroughput, munjaToNginx, munjaToNginxStreams, type Round, ROUND_RATE, spreadOf } from './rounds.ts';
+import { addedOverFloorMs, floorToNginxStreams, localToRelay, munjaToDirect, munjaToFloorCpu, munjaToFloorStreams, munjaToFloorThroughput, munjaToNginx, munjaToNginxStreams, type Round, ROUND_RATE, spreadOf } from './rounds.ts';
 
 const us = (result: ClosedLoopResult | undefined) => (result === undefined ? Number.NaN : cpuPerRequestUs(result));
 const whole = (value: number) => fixed(value, 0);
@@ -86,14 +86,25 @@ export function roundsStreamTable(rounds: readonly Round[] | undefined): string 
   if (rounds === undefined || rounds.every((round) => round.munja.streams === undefined)) return '';
   const msOf = (result: ClosedLoopResult | undefined) => us(result) / 1000;
   const ratios = munjaToNginxStreams(rounds);
-  const rows = rounds.map((round, index) => [String(index + 1), ms(msOf(round.nginxStreams)), ms(msOf(round.munja.streams)), ratio(ratios[index])]);
+  const floorRatios = floorToNginxStreams(rounds);
+  const overFloor = munjaToFloorStreams(rounds);
+  const rows = rounds.map((round, index) => [
+    String(index + 1),
+    ms(msOf(round.nginxStreams)),
+    `${ms(msOf(round.floor.streams))} (${ratio(floorRatios[index])})`,
+    ms(msOf(round.munja.streams)),
+    ratio(ratios[index]),
+    ratio(overFloor[index]),
+  ]);
   rows.push([
     '**median (range)**',
     over(rounds.map((round) => msOf(round.nginxStreams)), ms),
+    over(floorRatios, ratio),
     over(rounds.map((round) => msOf(round.munja.streams)), ms),
     over(ratios, ratio),
+    over(overFloor, ratio),
   ]);
   return `Streams (100-chunk SSE streams, 50 connections, saturated), CPU per stream in ms:
 
-${table(['round', 'nginx ms/stream', 'Munja ms/stream', 'Munja ÷ nginx'], rows)}`;
+${table(['round', 'nginx ms/stream', 'floor relay ms/stream (× nginx)', 'Munja ms/stream', 'Munja ÷ nginx', 'Munja ÷ floor'], rows)}`;
 }

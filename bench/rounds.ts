@@ -2,9 +2,9 @@
 // started floor relay (uWebSockets.js + undici, no gateway work), then a newly started Munja, one
 // after the other (the proxies on the proxy's CPU), then a newly started Munja serving the local
 // engine. The floor relay and Munja each get the non-streaming saturation run, a count of the
-// bytes they allocate per request, and a paced run at 1,000 req/s; nginx and Munja also a
-// saturation run of 100-chunk streams (the floor relay buffers a reply whole: it relays no
-// stream). On a virtual machine Munja's CPU per request moves by 1.5× or more between runs minutes
+// bytes they allocate per request, and a paced run at 1,000 req/s; all three also a saturation
+// run of 100-chunk streams (the floor relay sends what each upstream read brought at once, as
+// Munja does). On a virtual machine Munja's CPU per request moves by 1.5× or more between runs minutes
 // apart, far more than nginx's, so one run per target makes a ratio of two draws. Rounds give the
 // spread, and ratios taken within each round.
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ const ALLOCATION_CONNECTIONS = 16;
 /** What one fresh process (the floor relay or Munja) gave in one round. */
 export interface RoundRun {
   readonly saturated: ClosedLoopResult;
-  /** 100-chunk streams at saturation (Munja only). */
+  /** 100-chunk streams at saturation. */
   readonly streams: ClosedLoopResult | undefined;
   readonly allocation: AllocationResult | undefined;
   readonly paced: PacedResult | undefined;
@@ -64,12 +64,12 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
 
     const floorFile = join(options.tempDir, `floor-round-${index + 1}-allocation.json`);
     const relay = await startBareRelay(options.mockPort, options.cpus, floorFile);
-    const floor = await measureInRound(floorTarget(relay.port, relay.process.pid), relay.process, floorFile, settings, context, false);
+    const floor = await measureInRound(floorTarget(relay.port, relay.process.pid), relay.process, floorFile, settings, context);
     stops.push(await stop(relay.process));
 
     const munjaFile = join(options.tempDir, `munja-round-${index + 1}-allocation.json`);
     const munja = await startMunja({ name: `munja-round-${index + 1}`, tempDir: options.tempDir, mockPort: options.mockPort, allocationFile: munjaFile, ...cpus });
-    const munjaRun = await measureInRound(munjaTarget(munja), munja.process, munjaFile, settings, context, true, munja.log);
+    const munjaRun = await measureInRound(munjaTarget(munja), munja.process, munjaFile, settings, context, munja.log);
     stops.push(await stop(munja.process));
 
     let localRun: ClosedLoopResult | undefined;
@@ -85,12 +85,12 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
   return rounds;
 }
 
-/** Warm-up, the saturation run (and one of streams), the allocation count, then the paced run, on one fresh process. */
-async function measureInRound(target: Target, server: Started, allocationFile: string, settings: Settings, context: RunContext, withStreams: boolean, log?: MunjaLog): Promise<RoundRun> {
+/** Warm-up, the saturation run and one of streams, the allocation count, then the paced run, on one fresh process. */
+async function measureInRound(target: Target, server: Started, allocationFile: string, settings: Settings, context: RunContext, log?: MunjaLog): Promise<RoundRun> {
   await warmUp(target, settings, context);
   const measured = { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, ...(log === undefined ? {} : { log }) };
   const saturated = await closedLoop(chatJson, target, measured, context);
-  const streams = withStreams ? await closedLoop(chatStream, target, measured, context) : undefined;
+  const streams = await closedLoop(chatStream, target, measured, context);
   let allocation: AllocationResult | undefined;
   if (settings.allocationRequests > 0) {
     say(`bench: ${target.name} allocation over ${settings.allocationRequests} requests … `);
@@ -126,6 +126,16 @@ export function munjaToNginx(rounds: readonly Round[]): number[] {
 /** Munja's CPU per 100-chunk stream over nginx's, one ratio per round (NaN when either was not run). */
 export function munjaToNginxStreams(rounds: readonly Round[]): number[] {
   return rounds.map((round) => (round.nginxStreams === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(round.munja.streams) / cpuPerRequestUs(round.nginxStreams)));
+}
+
+/** The floor relay's CPU per 100-chunk stream over nginx's, one ratio per round (NaN where either is missing). */
+export function floorToNginxStreams(rounds: readonly Round[]): number[] {
+  return rounds.map((round) => (round.nginxStreams === undefined || round.floor.streams === undefined ? Number.NaN : cpuPerRequestUs(round.floor.streams) / cpuPerRequestUs(round.nginxStreams)));
+}
+
+/** Munja's CPU per 100-chunk stream over the floor relay's, one ratio per round. */
+export function munjaToFloorStreams(rounds: readonly Round[]): number[] {
+  return rounds.map((round) => (round.floor.streams === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(round.munja.streams) / cpuPerRequestUs(round.floor.streams)));
 }
 
 /** Munja's throughput over the direct baseline's, one ratio per round. */

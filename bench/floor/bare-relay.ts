@@ -3,8 +3,10 @@
 // sends its body on to the mock through the low-level dispatch API, and the reply goes back
 // unchanged. No key, no parsing, no validation, no limiter, no log, no metrics: what it costs per
 // request is what any gateway built on these two libraries pays before doing anything of its own.
-// An event stream (the mock's `text/event-stream`) is relayed as it arrives, a write per upstream
-// read, the upstream paused while the client's socket is full.
+// An event stream (the mock's `text/event-stream`) is relayed as it arrives: the chunks undici hands
+// over from one upstream read (one per HTTP chunk) are written together a microtask later, one
+// send per read, the head with the first and the end with the last; the upstream is paused while
+// the client's socket is full.
 //   node bench/floor/bare-relay.ts --upstream http://127.0.0.1:PORT [--port 0]   prints {"port":N}
 import { parseArgs } from 'node:util';
 import { type Dispatcher, Pool } from 'undici';
@@ -24,10 +26,26 @@ class Relay implements Dispatcher.DispatchHandler {
   #status = 502;
   #aborted = false;
   #streaming = false;
-  #chunk: Buffer | null = null;
-  #writable = true;
-  readonly #writeChunk = (): void => {
-    this.#writable = this.#res.write(this.#chunk!);
+  /** A stream's chunks of the current read, and the head still to write with them. */
+  #pending: Buffer[] = [];
+  #head: string | null = null;
+  #flushQueued = false;
+  #controller: Dispatcher.DispatchController | null = null;
+  readonly #flush = (): void => {
+    this.#flushQueued = false;
+    if (this.#aborted || (this.#head === null && this.#pending.length === 0)) return;
+    let writable = true;
+    this.#res.cork(() => {
+      this.#writeHead();
+      writable = this.#res.write(this.#take());
+    });
+    if (writable) return;
+    const controller = this.#controller!;
+    controller.pause();
+    this.#res.onWritable(() => {
+      controller.resume();
+      return true;
+    });
   };
 
   constructor(res: HttpResponse) {
@@ -37,33 +55,49 @@ class Relay implements Dispatcher.DispatchHandler {
 
   onRequestStart(): void {}
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     this.#status = statusCode;
     this.#streaming = String(headers['content-type']).startsWith(EVENT_STREAM);
-    if (!this.#streaming || this.#aborted) return;
-    this.#res.cork(() => this.#res.writeStatus(statusLine(statusCode)).writeHeader('content-type', EVENT_STREAM));
+    if (!this.#streaming) return;
+    this.#controller = controller;
+    this.#head = statusLine(statusCode);
+    this.#queueFlush();
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (!this.#streaming) {
       this.#chunks.push(chunk);
       return;
     }
-    if (this.#aborted) return;
-    this.#chunk = chunk;
-    this.#res.cork(this.#writeChunk);
-    this.#chunk = null;
-    if (this.#writable) return;
-    controller.pause();
-    this.#res.onWritable(() => {
-      controller.resume();
-      return true;
-    });
+    this.#pending.push(chunk);
+    this.#queueFlush();
   }
 
   onResponseEnd(): void {
-    if (!this.#streaming) this.#reply(statusLine(this.#status), Buffer.concat(this.#chunks));
-    else if (!this.#aborted) this.#res.cork(() => this.#res.end());
+    if (!this.#streaming) return this.#reply(statusLine(this.#status), Buffer.concat(this.#chunks));
+    if (this.#aborted) return;
+    this.#res.cork(() => {
+      this.#writeHead();
+      this.#res.end(this.#take());
+    });
+  }
+
+  #queueFlush(): void {
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    queueMicrotask(this.#flush);
+  }
+
+  #writeHead(): void {
+    if (this.#head === null) return;
+    this.#res.writeStatus(this.#head).writeHeader('content-type', EVENT_STREAM);
+    this.#head = null;
+  }
+
+  #take(): Buffer {
+    const pending = this.#pending;
+    this.#pending = [];
+    return pending.length === 1 ? pending[0]! : Buffer.concat(pending);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

@@ -34,11 +34,15 @@ export const IDLE = '(idle)';
  * Functions whose self time is nearly all one native call (V8 charges a native call to its JS
  * caller): named by that call, so that the floor's and Munja's ways of making it are one part.
  */
+const STREAM_SENDS = 'uWS: a stream\'s head, events and end sent (cork)';
 const NATIVE_CALLERS: Readonly<Record<string, string>> = {
   'bench/floor/bare-relay.ts #reply': 'uWS: the response written (cork, end)',
   'src/http/respond.ts send': 'uWS: the response written (cork, end)',
-  'bench/floor/bare-relay.ts #writeChunk': 'uWS: a stream\'s events written (cork, write)',
-  'src/streaming/sse-writer.ts #writeCorked': 'uWS: a stream\'s events written (cork, write)',
+  'bench/floor/bare-relay.ts #flush': STREAM_SENDS,
+  'bench/floor/bare-relay.ts onResponseEnd': STREAM_SENDS,
+  'src/streaming/sse-writer.ts open': STREAM_SENDS,
+  'src/streaming/sse-writer.ts write': STREAM_SENDS,
+  'src/streaming/sse-writer.ts end': STREAM_SENDS,
   'src/http/peer-address.ts peerAddress': 'uWS: getRemoteAddress (a getpeername system call)',
 };
 

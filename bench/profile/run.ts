@@ -133,8 +133,8 @@ try {
     `- Munja commit: ${await commitDescription(ROOT)}; Node ${process.version}; ${machineLine()}`,
     `- ${rounds} rounds of fresh processes, each under V8's sampling profiler (one sample per 100 µs), warmed up, then ${settings.seconds} s of the bench's non-streaming chat request, or of its 100-chunk stream, at ${CONNECTIONS} connections; the proxies ${pinned ? 'on CPU 1, the mock and the load generator on CPU 0' : 'unpinned'}.`,
     '- A part\'s µs per request is its share of the main thread\'s busy samples times the CPU per request read from `/proc` over the same load (all threads). The profiler\'s overhead is in every figure, so the totals run above the bench\'s; compare the parts, and the ratio, within this file.',
-    '- V8 charges a native call to the JavaScript function that makes it. The functions whose time is nearly all one such call are named by it: `uWS: the response written` is `send()` in `src/http/respond.ts` and the floor\'s `#reply()`; `uWS: getRemoteAddress` is `peerAddress()` in `src/http/peer-address.ts`. `native: writev` is the upstream request written by Node\'s socket.',
-    '- On a stream the floor relay writes each upstream read to the client as it comes (`bench/floor/bare-relay.ts`).',
+    '- V8 charges a native call to the JavaScript function that makes it. The functions whose time is nearly all one such call are named by it: `uWS: the response written` is `send()` in `src/http/respond.ts` and the floor\'s `#reply()`; `uWS: getRemoteAddress` is `peerAddress()` in `src/http/peer-address.ts`; `uWS: a stream\'s head, events and end sent` is `open()`, `write()` and `end()` in `src/streaming/sse-writer.ts` and the floor\'s `#flush()` and `onResponseEnd()`. `native: writev` is the upstream request written by Node\'s socket.',
+    '- On a stream the floor relay writes what each upstream read brought in one send, as Munja does (`bench/floor/bare-relay.ts`).',
   ].join('\n');
   writeFileSync(REPORT, `${heading}\n\n${render(rows.json, 'json')}\n${render(rows.stream, 'stream')}`);
   say(`bench: wrote ${REPORT}\n`);
