@@ -36,7 +36,7 @@ export class StreamEventFilter {
   /** The upstream's model id as a JSON string, when it is to be replaced. */
   readonly #upstreamModel: string | null;
   readonly #modelReplacement: Buffer;
-  /** Where the last model value found ends, in the event's payload. */
+  /** Where the last model value found ends in its event. */
   #modelEnd = -1;
   readonly #forwardUsage: boolean;
   usage: StreamUsage | null = null;
@@ -84,7 +84,7 @@ export class StreamEventFilter {
 
   /** The first `"model"` key whose value is the upstream's id: where it begins, and #modelEnd set. */
   #findModel(text: string, from: number, upstreamModel: string): number {
-    for (let at = keyIn(text, MODEL, from, from); at !== -1; at = keyIn(text, MODEL, at + MODEL.length, at + MODEL.length)) {
+    for (let at = firstKey(text, MODEL, from); at !== -1; at = firstKey(text, MODEL, at + MODEL.length)) {
       const value = valueAt(text, at + MODEL.length + 1);
       if (text.startsWith(upstreamModel, value)) {
         this.#modelEnd = value + upstreamModel.length;
@@ -131,6 +131,7 @@ function keyIn(text: string, tail: string, after: number, from: number): number 
   return found !== -1 || after === from ? found : firstKey(text, tail, from);
 }
 
+/** The first key named by `tail` from `from`: its opening quote, or -1. */
 function firstKey(text: string, tail: string, from: number): number {
   for (let at = text.indexOf(tail, from + 1); at !== -1; at = text.indexOf(tail, at + 1)) {
     if (text.charCodeAt(at - 1) !== QUOTE) continue;

@@ -13,13 +13,13 @@ export class JsonBody implements RootSpans {
   readonly streamOptionsEnd: number;
   readonly closingBrace: number;
 
-  constructor(value: unknown, text: string, modelStart: number, modelEnd: number, streamOptionsStart: number, streamOptionsEnd: number, closingBrace: number) {
+  constructor(value: unknown, text: string, spans: RootSpans) {
     this.value = value;
     this.text = text;
-    this.modelStart = modelStart;
-    this.modelEnd = modelEnd;
-    this.streamOptionsStart = streamOptionsStart;
-    this.streamOptionsEnd = streamOptionsEnd;
-    this.closingBrace = closingBrace;
+    this.modelStart = spans.modelStart;
+    this.modelEnd = spans.modelEnd;
+    this.streamOptionsStart = spans.streamOptionsStart;
+    this.streamOptionsEnd = spans.streamOptionsEnd;
+    this.closingBrace = spans.closingBrace;
   }
 }

@@ -30,8 +30,7 @@ export function parseJsonBody(bytes: Uint8Array | ArrayBuffer, limits: JsonBodyL
 export function parseJsonRequest(bytes: Uint8Array | ArrayBuffer, limits: JsonBodyLimits = DEFAULT_LIMITS): JsonBody {
   const text = decodeUtf8(bytes);
   const spans = scanJsonText(text, limits.maxDepth);
-  const { modelStart, modelEnd, streamOptionsStart, streamOptionsEnd, closingBrace } = spans;
-  return new JsonBody(parse(text), text, modelStart, modelEnd, streamOptionsStart, streamOptionsEnd, closingBrace);
+  return new JsonBody(parse(text), text, spans);
 }
 
 function parse(text: string): unknown {
