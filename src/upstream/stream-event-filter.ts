@@ -6,9 +6,11 @@
 // copy would come from Node's shared 8 KiB buffer pool, whose slabs live long enough to be
 // promoted and are then freed only by a full collection.
 // The keys it looks at ("model", "usage", "content", "arguments") are found with or without
-// spaces around the colon (Python's json.dumps writes `"model": "x"`).
+// spaces around the colon (Python's json.dumps writes `"model": "x"`). A content delta shaped like
+// one seen before in the stream is recognised without a key search (see event-shape.ts).
 import { ApiError } from '../errors/api-error.ts';
 import type { ByteBatch } from '../streaming/byte-batch.ts';
+import { EventShape } from './event-shape.ts';
 
 export interface StreamUsage {
   readonly promptTokens: number;
@@ -21,6 +23,11 @@ const [MODEL, USAGE, CONTENT, ARGUMENTS] = ['model"', 'usage"', 'content"', 'arg
 const [QUOTE, COLON, SPACE, OPEN_BRACE] = [34, 58, 32, 123];
 
 const modelFields = new Map<string, Buffer>();
+
+// How many times a stream learns the shape of its content events (see EventShape): once is the
+// rule; a few more cover a server whose first deltas differ from the rest, without making a shape
+// per event for one whose every event differs.
+const SHAPES_PER_STREAM = 4;
 
 /**
  * `"model":"<id>"` as bytes, made once per id and shared by every stream (ids come from the
@@ -44,6 +51,8 @@ export class StreamEventFilter {
   contentEvents = 0;
   sawDone = false;
   upstreamError: ApiError | null = null;
+  #shape: EventShape | null = null;
+  #shapesLeft = SHAPES_PER_STREAM;
 
   constructor(options: { upstreamModel: string; publicModel: string; forwardUsage: boolean }) {
     const { upstreamModel, publicModel } = options;
@@ -57,6 +66,11 @@ export class StreamEventFilter {
    * is the event read as latin1 (see SseEventSplitter): the keys are looked for in it.
    */
   filter(event: Buffer, text: string, out: ByteBatch): void {
+    const shape = this.#shape;
+    if (shape !== null && shape.fits(text)) {
+      this.contentEvents++;
+      return this.#add(event, shape.modelAt, shape.modelEnd, out);
+    }
     const dataAt = text.startsWith(DATA) ? 0 : text.indexOf(DATA);
     if (dataAt === -1) return out.add(event); // a comment or a field we do not interpret
     let payloadAt = dataAt + DATA.length;
@@ -73,13 +87,30 @@ export class StreamEventFilter {
     if (usageAt !== -1 && text.charCodeAt(valueAt(text, usageAt + USAGE.length + 1)) === OPEN_BRACE) {
       const onlyUsage = this.#readUsage(event, payloadAt);
       if (onlyUsage && !this.#forwardUsage) return;
-    } else if (hasText(text, CONTENT, after, payloadAt) || hasText(text, ARGUMENTS, after, payloadAt)) {
-      this.contentEvents++;
+    } else {
+      let textAt = textValueAt(text, CONTENT, after, payloadAt);
+      if (textAt === -1) textAt = textValueAt(text, ARGUMENTS, after, payloadAt);
+      if (textAt !== -1) {
+        this.contentEvents++;
+        if (this.#shapesLeft > 0 && (modelAt === -1 || this.#modelEnd <= textAt)) this.#learn(event, text, textAt, modelAt);
+      }
     }
+    this.#add(event, modelAt, this.#modelEnd, out);
+  }
+
+  /** The event, with the model from `modelAt` to `modelEnd` replaced unless `modelAt` is -1. */
+  #add(event: Buffer, modelAt: number, modelEnd: number, out: ByteBatch): void {
     if (modelAt === -1) return out.add(event);
     out.add(event, 0, modelAt);
     out.add(this.#modelReplacement);
-    out.add(event, this.#modelEnd);
+    out.add(event, modelEnd);
+  }
+
+  #learn(event: Buffer, text: string, valueAt: number, modelAt: number): void {
+    const shape = EventShape.learn(event, text, valueAt, modelAt, modelAt === -1 ? -1 : this.#modelEnd);
+    if (shape === null) return;
+    this.#shape = shape;
+    this.#shapesLeft--;
   }
 
   /** The first `"model"` key whose value is the upstream's id: where it begins, and #modelEnd set. */
@@ -142,12 +173,12 @@ function firstKey(text: string, tail: string, from: number): number {
   return -1;
 }
 
-/** The key named by `tail` (found as keyIn finds it) has a non-empty string value. */
-function hasText(text: string, tail: string, after: number, from: number): boolean {
+/** Where the non-empty string value of the key named by `tail` (found as keyIn finds it) opens, or -1. */
+function textValueAt(text: string, tail: string, after: number, from: number): number {
   const at = keyIn(text, tail, after, from);
-  if (at === -1) return false;
+  if (at === -1) return -1;
   const value = valueAt(text, at + tail.length + 1);
-  return text.charCodeAt(value) === QUOTE && text.charCodeAt(value + 1) !== QUOTE;
+  return text.charCodeAt(value) === QUOTE && text.charCodeAt(value + 1) !== QUOTE ? value : -1;
 }
 
 /** Where the value begins of the key whose name ends at `at`: past the colon and any spaces. */
