@@ -123,20 +123,22 @@ export function munjaToNginx(rounds: readonly Round[]): number[] {
   return rounds.filter((round) => round.nginx !== undefined).map((round) => cpuPerRequestUs(round.munja.saturated) / cpuPerRequestUs(round.nginx!));
 }
 
-/** Munja's CPU per 100-chunk stream over nginx's, one ratio per round (NaN when either was not run). */
-export function munjaToNginxStreams(rounds: readonly Round[]): number[] {
-  return rounds.map((round) => (round.nginxStreams === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(round.munja.streams) / cpuPerRequestUs(round.nginxStreams)));
+/** CPU per 100-chunk stream of one run over another's, one ratio per round (NaN where either was not run). */
+function streamRatios(rounds: readonly Round[], over: (round: Round) => ClosedLoopResult | undefined, under: (round: Round) => ClosedLoopResult | undefined): number[] {
+  return rounds.map((round) => {
+    const [top, bottom] = [over(round), under(round)];
+    return top === undefined || bottom === undefined ? Number.NaN : cpuPerRequestUs(top) / cpuPerRequestUs(bottom);
+  });
 }
 
-/** The floor relay's CPU per 100-chunk stream over nginx's, one ratio per round (NaN where either is missing). */
-export function floorToNginxStreams(rounds: readonly Round[]): number[] {
-  return rounds.map((round) => (round.nginxStreams === undefined || round.floor.streams === undefined ? Number.NaN : cpuPerRequestUs(round.floor.streams) / cpuPerRequestUs(round.nginxStreams)));
-}
+/** Munja's CPU per 100-chunk stream over nginx's, one ratio per round. */
+export const munjaToNginxStreams = (rounds: readonly Round[]) => streamRatios(rounds, (round) => round.munja.streams, (round) => round.nginxStreams);
+
+/** The floor relay's CPU per 100-chunk stream over nginx's, one ratio per round. */
+export const floorToNginxStreams = (rounds: readonly Round[]) => streamRatios(rounds, (round) => round.floor.streams, (round) => round.nginxStreams);
 
 /** Munja's CPU per 100-chunk stream over the floor relay's, one ratio per round. */
-export function munjaToFloorStreams(rounds: readonly Round[]): number[] {
-  return rounds.map((round) => (round.floor.streams === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(round.munja.streams) / cpuPerRequestUs(round.floor.streams)));
-}
+export const munjaToFloorStreams = (rounds: readonly Round[]) => streamRatios(rounds, (round) => round.munja.streams, (round) => round.floor.streams);
 
 /** Munja's throughput over the direct baseline's, one ratio per round. */
 export function munjaToDirect(rounds: readonly Round[]): number[] {
