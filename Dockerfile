@@ -20,8 +20,7 @@ ENV NODE_ENV=production \
     MUNJA_CONTAINER=docker \
     HOST=0.0.0.0 \
     PORT=8080 \
-    MUNJA_DATA=/data \
-    MUNJA_METRICS_HOST=0.0.0.0
+    MUNJA_DATA=/data
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
@@ -29,8 +28,9 @@ COPY src ./src
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
-# 8080: the API; 9464: Prometheus metrics (publish it only on a private network).
-EXPOSE 8080 9464
+# 8080: the API. The Prometheus metrics listener (9464) has no authentication and stays on the
+# container's loopback unless MUNJA_METRICS_HOST is set to 0.0.0.0 on a private network.
+EXPOSE 8080
 # Over HTTPS when TLS is on (there is no plain HTTP then); the local probe need not verify the cert.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "const tls = Boolean(process.env.MUNJA_TLS_CERT); require(tls ? 'node:https' : 'node:http').get({ host: '127.0.0.1', port: process.env.PORT || 8080, path: '/health', rejectUnauthorized: false }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"]
