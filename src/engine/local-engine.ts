@@ -30,8 +30,8 @@ export function generate(task: EngineTask, knownPromptTokens?: number): EngineRe
   const checked = checkStructure(task.structure);
   if ('code' in checked) return { promptTokens, choices: [], refusal: checked };
   const choices = generateChoices(task);
-  checkOutput(choices, checked, task.stop);
-  return { promptTokens, choices };
+  const refusal = checkOutput(choices, checked, task.stop);
+  return refusal === null ? { promptTokens, choices } : { promptTokens, choices: [], refusal };
 }
 
 function generateChoices(task: EngineTask): EngineChoice[] {

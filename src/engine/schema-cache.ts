@@ -3,6 +3,7 @@
 // pays the compile (~10 ms for a 500-character schema) once per thread. Each entry also notes whether
 // the engine can generate values for the schema. Runs on the engine's threads, never the main one.
 import { Ajv, type ValidateFunction } from 'ajv';
+import { clientRegExp } from './client-pattern.ts';
 import { createRandom } from './prng.ts';
 import { findUnsupported, type UnsupportedConstruct } from './schema-subset.ts';
 import { valueFor } from './schema-values.ts';
@@ -27,7 +28,8 @@ export const MAX_SCHEMA_CHARS = 64 * 1024;
 // Client schemas carry keywords ajv does not know (strict mode would refuse them) and formats
 // without a validator here; the subset check deals with both. allErrors keeps the generated code
 // flat: without it, a schema with ~2,000 properties nests deep enough to overflow the stack.
-const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true, logger: false });
+// Patterns run on RE2 (client-pattern.ts): a client's regular expression cannot backtrack without end.
+const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true, logger: false, code: { regExp: clientRegExp } });
 const TRIAL_WORDS = ['trial'];
 const cache = new Map<string, CheckedSchema>();
 let totalChars = 0;
