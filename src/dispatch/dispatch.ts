@@ -72,7 +72,12 @@ async function dispatchLocal(deps: DispatchDeps, completion: Completion): Promis
 async function runLocal(deps: DispatchDeps, completion: Completion, language: 'en' | 'hr', latency: LatencyProfile): Promise<CompletionOutcome> {
   const { client, streamTo, request, publicModel, headers } = completion;
   const structure = request.structured === null ? undefined : engineStructure(request.structured);
-  const result = await deps.engine.generate({
+  // The client leaving ends its engine task too (a task with costly schemas could run on for seconds),
+  // and one that left while its prompt was counted gets none.
+  if (client.aborted) throw new ApiError('client_closed');
+  const leaving = new AbortController();
+  client.onAbort = () => leaving.abort(new ApiError('client_closed'));
+  const generating = deps.engine.generate({
     messages: request.messages,
     language,
     seed: request.seed,
@@ -82,7 +87,13 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
     n: request.n,
     stop: request.stop,
     structure,
-  });
+  }, leaving.signal);
+  let result;
+  try {
+    result = await generating;
+  } finally {
+    client.onAbort = null;
+  }
   if (result.refusal !== undefined) throw new ApiError(result.refusal.code, { param: result.refusal.param, message: result.refusal.message });
   if (client.trace?.recording) client.trace.addFinishReasons(result.choices.map((choice) => choice.finishReason));
   if (streamTo !== null) {
