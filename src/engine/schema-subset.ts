@@ -55,7 +55,8 @@ function walk(schema: unknown, path: string, isRoot: boolean): UnsupportedConstr
   }
   if (s.enum !== undefined && (!Array.isArray(s.enum) || s.enum.length === 0)) return { construct: 'an empty enum', path: join(path, 'enum') };
   if (s.pattern !== undefined) {
-    const pattern = typeof s.pattern === 'string' ? patternOrNull(s.pattern) : null;
+    // A pattern beside no format is refused without compiling it.
+    const pattern = typeof s.pattern === 'string' && typeof s.format === 'string' && SUPPORTED_FORMATS.has(s.format) ? patternOrNull(s.pattern) : null;
     if (pattern === REFUSED_PATTERN) {
       return { construct: 'a pattern with look-around or back-references (patterns run on a linear-time engine)', path: join(path, 'pattern') };
     }
