@@ -1,6 +1,7 @@
 // The one place a completion is sent to its target: the local engine or an upstream server.
 // A stream is written straight to the client's response; a JSON completion is returned, so that
 // the HTTP handler and the MCP tools share this path.
+import type { Principal } from '../auth/authenticator.ts';
 import type { LatencyProfile, ModelConfig } from '../config/config-types.ts';
 import type { EnginePool } from '../engine/engine-pool.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -15,6 +16,7 @@ export interface DispatchDeps extends UpstreamDispatchDeps {
 }
 
 export interface Completion {
+  readonly principal: Principal;
   readonly client: Abortable;
   /** Where a stream goes; null for a JSON completion (request.stream must then be false). */
   readonly streamTo: RequestContext | null;
@@ -87,7 +89,7 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
     n: request.n,
     stop: request.stop,
     structure,
-  }, leaving.signal);
+  }, leaving.signal, completion.principal.accountId);
   let result;
   try {
     result = await generating;

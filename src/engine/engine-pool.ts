@@ -1,11 +1,12 @@
 // The local engine's worker pool: generation and large prompt token counts run on piscina threads.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { DEFAULT_ENGINE_TASK_DEADLINE_MS } from '../config/default-config.ts';
+import { DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS } from '../config/default-config.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { PromptMessage } from '../tokens/count-tokens.ts';
 import { countPromptTokensAdaptive, type InlineCounter, OFF_THREAD_PROMPT_CHARS } from '../tokens/token-pool.ts';
 import type { EngineLanguage, EngineResult, EngineTask } from './engine-types.ts';
+import { SchemaBudget } from './schema-budget.ts';
 import { type EngineBatch, type EngineBatchOutcome, type EngineWorkerRequest, PROGRESS_ABANDONED, PROGRESS_INDEX, PROGRESS_STARTED } from './engine-worker.ts';
 
 export interface EnginePoolOptions {
@@ -28,6 +29,8 @@ export interface EnginePoolOptions {
    * stopped, its thread replaced. Default 5,000 ms.
    */
   readonly taskDeadlineMs?: number;
+  /** Engine time per account per minute for compiling and checking schemas not in the cache. Default 3,000 ms. */
+  readonly schemaMsPerMinute?: number;
 }
 
 export interface EnginePoolStats {
@@ -106,6 +109,7 @@ export class EnginePool {
   #tasks = 0;
   readonly #maxTasks: number;
   readonly #taskDeadlineMs: number;
+  readonly #schemaBudget: SchemaBudget;
   readonly #flush = (): void => this.#sendBatch();
   readonly #watch = (sent: SentBatch): void => this.#watchBatch(sent);
 
@@ -125,17 +129,30 @@ export class EnginePool {
     this.#offThreadPromptChars = options.offThreadPromptChars ?? OFF_THREAD_PROMPT_CHARS;
     this.#localModels = options.localModels !== false;
     this.#taskDeadlineMs = options.taskDeadlineMs ?? DEFAULT_ENGINE_TASK_DEADLINE_MS;
+    this.#schemaBudget = new SchemaBudget(options.schemaMsPerMinute ?? DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE);
   }
 
   /**
    * Rejects with ApiError `overloaded` (queue full, or a plain task over the deadline),
    * `invalid_value` (a task with client schemas over the deadline), `engine_error` (the worker
    * failed), `shutting_down` (pool closed), or with `signal.reason` when aborted: the task is then
-   * skipped, or stopped if it runs on past a short grace.
+   * skipped, or stopped if it runs on past a short grace. With `account`, a task with schemas is
+   * refused with `rate_limit_exceeded` while that account's schema budget is spent, and charged.
    */
-  async generate(task: EngineTask, signal?: AbortSignal): Promise<EngineResult> {
+  async generate(task: EngineTask, signal?: AbortSignal, account?: string): Promise<EngineResult> {
     const promptTokens = this.#countedPrompts.get(task.messages);
-    return (await this.#run({ kind: 'generate', task, promptTokens }, signal)) as EngineResult;
+    const budgeted = task.structure !== undefined && account !== undefined ? account : null;
+    if (budgeted === null) return (await this.#run({ kind: 'generate', task, promptTokens }, signal)) as EngineResult;
+    this.#schemaBudget.admit(budgeted);
+    try {
+      const result = (await this.#run({ kind: 'generate', task, promptTokens }, signal)) as EngineResult;
+      this.#schemaBudget.charge(budgeted, result.schemaMs ?? 0);
+      return result;
+    } catch (error) {
+      // Stopped at the deadline: the time went on its schemas.
+      if (error instanceof ApiError && error.code === 'invalid_value') this.#schemaBudget.charge(budgeted, this.#taskDeadlineMs);
+      throw error;
+    }
   }
 
   /** Inline for small prompts, on a worker for large ones. Remembered for a later generate(). */

@@ -33,6 +33,15 @@ const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true, lo
 const TRIAL_WORDS = ['trial'];
 const cache = new Map<string, CheckedSchema>();
 let totalChars = 0;
+/** Time spent on schemas not in the cache since takeSchemaMs() was last called. */
+let spentMs = 0;
+
+/** The time spent compiling and checking schemas since the last call (this thread's tasks are sequential). */
+export function takeSchemaMs(): number {
+  const ms = spentMs;
+  spentMs = 0;
+  return ms;
+}
 
 /** Throws InvalidSchema. */
 export function checkSchema(schema: Readonly<Record<string, unknown>>): CheckedSchema {
@@ -45,7 +54,13 @@ export function checkSchema(schema: Readonly<Record<string, unknown>>): CheckedS
     return cached;
   }
   if (key.length > MAX_SCHEMA_CHARS) throw new InvalidSchema(`it must be at most ${MAX_SCHEMA_CHARS} characters of JSON`);
-  const checked: CheckedSchema = { validate: compile(schema), unsupported: findUnsupported(schema) ?? endlessRecursion(schema) };
+  const startedAt = performance.now();
+  let checked: CheckedSchema;
+  try {
+    checked = { validate: compile(schema), unsupported: findUnsupported(schema) ?? endlessRecursion(schema) };
+  } finally {
+    spentMs += performance.now() - startedAt;
+  }
   while (cache.size > 0 && (cache.size >= MAX_ENTRIES || totalChars + key.length > MAX_TOTAL_CHARS)) {
     const oldest = cache.keys().next().value!;
     cache.delete(oldest);
