@@ -46,6 +46,15 @@ describe('client patterns on the local engine', () => {
     }
   });
 
+  it('answers a catastrophic pattern in a tool\'s parameters with 400', async () => {
+    const { response_format: format, ...rest } = withEmailPattern(CATASTROPHIC, 5);
+    const parameters = (format as { json_schema: { schema: unknown } }).json_schema.schema;
+    const answer = await post({ ...rest, tools: [{ type: 'function', function: { name: 'write_to', parameters } }], tool_choice: 'required' });
+    expect(answer.status).toBe(400);
+    expect(answer.code).toBe('unsupported_parameter');
+    expect(answer.param).toBe('tools[0].function.parameters.properties.email.pattern');
+  });
+
   it('refuses look-around and back-references with 400 naming the pattern', async () => {
     // Both match every email address, so only the engine's refusal makes them fail.
     for (const pattern of ['^(?=.*@)', '(.)\\1|@', '(?<!x)@']) {
