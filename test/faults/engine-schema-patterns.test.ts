@@ -1,14 +1,18 @@
 // Client schemas cannot freeze the local engine or page the operator, on the default settings:
 // patterns run in linear time, what RE2 cannot run is refused, and a schema whose values the engine
 // cannot generate is the client's 400, not a 500.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 
 let gateway: TestGateway;
 let key: string;
+let logged = '';
 
 beforeAll(async () => {
-  gateway = await startGateway({});
+  const logs = new PassThrough();
+  logs.on('data', (chunk: Buffer) => { logged += chunk.toString(); });
+  gateway = await startGateway({}, { logTo: logs });
   ({ key } = await gateway.createKey());
 });
 afterAll(() => gateway.close());
@@ -23,14 +27,14 @@ function withEmailPattern(pattern: string, seed = 1): Record<string, unknown> {
   return { model: 'default', messages: [{ role: 'user', content: 'Who to write to?' }], seed, response_format: { type: 'json_schema', json_schema: { name: 'contact', schema } } };
 }
 
-async function post(body: Record<string, unknown>): Promise<{ status: number; code: string | undefined; param: string | undefined; body: Record<string, any> }> {
+async function post(body: Record<string, unknown>): Promise<{ status: number; code: string | undefined; param: string | undefined; body: Record<string, any>; requestId: string | null }> {
   const response = await fetch(`${gateway.baseURL}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   const json = (await response.json()) as Record<string, any>;
-  return { status: response.status, code: json.error?.code, param: json.error?.param, body: json };
+  return { status: response.status, code: json.error?.code, param: json.error?.param, body: json, requestId: response.headers.get('x-request-id') };
 }
 
 describe('client patterns on the local engine', () => {
@@ -65,11 +69,16 @@ describe('client patterns on the local engine', () => {
     }
   });
 
-  it('answers 400, not 500, when the generated values do not match a pattern the samples matched', async () => {
+  it('answers 400, not 500, when the generated values do not match a pattern the samples matched, logged at info', async () => {
     const answer = await post(withEmailPattern(`^${WORDS}\\.${WORDS}@`));
     expect(answer.status).toBe(400);
     expect(answer.code).toBe('unsupported_parameter');
     expect(answer.param).toBe('response_format.json_schema.schema.properties.email.pattern');
+    const id = answer.requestId;
+    expect(id).toBeTruthy();
+    await vi.waitFor(() => expect(logged).toContain(`"${id}"`));
+    const line = logged.split('\n').find((candidate) => candidate.includes(`"${id}"`))!;
+    expect(JSON.parse(line)).toMatchObject({ level: 30, status: 400, errorCode: 'unsupported_parameter' });
   });
 
   it('keeps ECMA-262 patterns with the u flag that RE2 runs', async () => {
