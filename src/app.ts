@@ -84,7 +84,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     ? await RedisLimiter.open(config.redis, { settings: config.limits, logger })
     : new MemoryLimiter(config.limits);
   const localModels = config.models.some((model) => model.target.kind === 'local');
-  const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue, localModels });
+  const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue, taskDeadlineMs: config.engine.taskDeadlineMs, schemaMsPerMinute: config.engine.schemaMsPerMinute, localModels });
   const pools = new UpstreamPools(config.models, config.upstream);
   const usage = new UsageRecorder(store, logger);
   const upstreamHealth = new UpstreamHealth(config.resilience);

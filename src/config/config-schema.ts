@@ -154,7 +154,7 @@ export const CONFIG_FILE_SCHEMA = {
     engine: {
       type: 'object',
       additionalProperties: false,
-      properties: { threads: { type: 'integer', minimum: 1, maximum: 256 }, maxQueue: positiveInt },
+      properties: { threads: { type: 'integer', minimum: 1, maximum: 256 }, maxQueue: positiveInt, taskDeadlineMs: { type: 'integer', minimum: 100, maximum: 600_000 }, schemaMsPerMinute: { type: 'integer', minimum: 1, maximum: 3_600_000 } },
     },
     models: {
       type: 'object',
@@ -218,6 +218,6 @@ export interface ConfigFile {
     rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number } | null;
     failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
   };
-  engine?: { threads?: number; maxQueue?: number };
+  engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
   models?: Record<string, ModelFile>;
 }

@@ -246,7 +246,11 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Default per-key limits (a key may carry its own) and the limiter's settings. */
   readonly limits: LimitsConfig;
-  readonly engine: { readonly threads: number; readonly maxQueue: number };
+  /**
+   * taskDeadlineMs: the longest one engine task may run on its thread before it is stopped;
+   * schemaMsPerMinute: engine time per account per minute for compiling schemas it has not seen.
+   */
+  readonly engine: { readonly threads: number; readonly maxQueue: number; readonly taskDeadlineMs: number; readonly schemaMsPerMinute: number };
   readonly authCacheTtlMs: number;
   /** Browser origins allowed to call /mcp; a request with any other Origin header is refused. */
   readonly mcpAllowedOrigins: readonly string[];

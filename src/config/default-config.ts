@@ -44,6 +44,20 @@ export const DEFAULT_DASHBOARD = {
 } as const;
 
 /**
+ * The longest one local-engine task may run on its thread. The slowest legitimate task at the
+ * defaults takes well under a second (a distinct 64 KiB schema compiles in ~0.3-0.6 s; a prompt at
+ * the body cap is counted in about a second); five seconds leaves room for a loaded machine.
+ */
+export const DEFAULT_ENGINE_TASK_DEADLINE_MS = 5_000;
+
+/**
+ * Local-engine time per account per minute for compiling and checking schemas it has not seen.
+ * A client that reuses its tools pays once per thread (a 2 KiB schema ~10-20 ms); 3 s a minute is
+ * hundreds of fresh small schemas, or 5-10 distinct 43 KB ones, so no account keeps a thread busy.
+ */
+export const DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE = 3_000;
+
+/**
  * With REDIS_URL: revocations arrive by pub/sub, so the auth cache may keep keys longer (10 s at most).
  * commandTimeoutMs is the longest a request waits for Redis: a busy gateway's own event-loop lag
  * reaches hundreds of ms in a burst, and a deadline that short turned lag into false outages.

@@ -1,6 +1,7 @@
 // The one place a completion is sent to its target: the local engine or an upstream server.
 // A stream is written straight to the client's response; a JSON completion is returned, so that
 // the HTTP handler and the MCP tools share this path.
+import type { Principal } from '../auth/authenticator.ts';
 import type { LatencyProfile, ModelConfig } from '../config/config-types.ts';
 import type { EnginePool } from '../engine/engine-pool.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -15,6 +16,7 @@ export interface DispatchDeps extends UpstreamDispatchDeps {
 }
 
 export interface Completion {
+  readonly principal: Principal;
   readonly client: Abortable;
   /** Where a stream goes; null for a JSON completion (request.stream must then be false). */
   readonly streamTo: RequestContext | null;
@@ -72,7 +74,12 @@ async function dispatchLocal(deps: DispatchDeps, completion: Completion): Promis
 async function runLocal(deps: DispatchDeps, completion: Completion, language: 'en' | 'hr', latency: LatencyProfile): Promise<CompletionOutcome> {
   const { client, streamTo, request, publicModel, headers } = completion;
   const structure = request.structured === null ? undefined : engineStructure(request.structured);
-  const result = await deps.engine.generate({
+  // The client leaving ends its engine task too (a task with costly schemas could run on for seconds),
+  // and one that left while its prompt was counted gets none.
+  if (client.aborted) throw new ApiError('client_closed');
+  const leaving = new AbortController();
+  client.onAbort = () => leaving.abort(new ApiError('client_closed'));
+  const generating = deps.engine.generate({
     messages: request.messages,
     language,
     seed: request.seed,
@@ -82,7 +89,13 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
     n: request.n,
     stop: request.stop,
     structure,
-  });
+  }, leaving.signal, completion.principal.accountId);
+  let result;
+  try {
+    result = await generating;
+  } finally {
+    client.onAbort = null;
+  }
   if (result.refusal !== undefined) throw new ApiError(result.refusal.code, { param: result.refusal.param, message: result.refusal.message });
   if (client.trace?.recording) client.trace.addFinishReasons(result.choices.map((choice) => choice.finishReason));
   if (streamTo !== null) {

@@ -66,6 +66,8 @@ export interface EngineResult {
   readonly choices: readonly EngineChoice[];
   /** Set (with no choices) when the request's schemas cannot be used: the client's error. */
   readonly refusal?: EngineRefusal;
+  /** With tools or a response format: the ms spent compiling and checking schemas not in the cache. */
+  readonly schemaMs?: number;
 }
 
 /** A 400 found on the engine's thread, where client schemas are compiled. */

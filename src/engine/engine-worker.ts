@@ -21,10 +21,34 @@ export type EngineWorkerRequest = GenerateRequest | CountRequest;
 /** Per request, in order: its result, or null when it failed (that request alone fails). */
 export type EngineBatchOutcome = (EngineResult | number | null)[];
 
-export default function handleEngineBatch(requests: readonly EngineWorkerRequest[]): EngineBatchOutcome {
-  if (!Array.isArray(requests)) throw new TypeError('An engine batch is an array of requests.');
+export interface EngineBatch {
+  readonly requests: readonly EngineWorkerRequest[];
+  /**
+   * Shared with the pool, which stops a task over its deadline: PROGRESS_INDEX holds the index of
+   * the request running, PROGRESS_STARTED when it started (ms after `sentAt`, plus one: 0 = not yet),
+   * and PROGRESS_ABANDONED + i is 1 when request i's client left (it is then skipped).
+   */
+  readonly progress: Int32Array;
+  /** Date.now() when the pool sent the batch. */
+  readonly sentAt: number;
+}
+
+export const PROGRESS_INDEX = 0;
+export const PROGRESS_STARTED = 1;
+export const PROGRESS_ABANDONED = 2;
+
+export default function handleEngineBatch(batch: EngineBatch): EngineBatchOutcome {
+  const { requests, progress, sentAt } = batch ?? {};
+  if (!Array.isArray(requests) || !(progress instanceof Int32Array)) throw new TypeError('An engine batch is an array of requests and a progress array.');
   const outcomes: EngineBatchOutcome = [];
-  for (const request of requests) {
+  for (let index = 0; index < requests.length; index++) {
+    const request = requests[index]!;
+    Atomics.store(progress, PROGRESS_INDEX, index);
+    Atomics.store(progress, PROGRESS_STARTED, Date.now() - sentAt + 1);
+    if (Atomics.load(progress, PROGRESS_ABANDONED + index) === 1) {
+      outcomes.push(null);
+      continue;
+    }
     try {
       outcomes.push(handleEngineRequest(request));
     } catch {

@@ -2,6 +2,7 @@
 import { countPromptTokens, splitIntoPieces } from '../tokens/count-tokens.ts';
 import type { EngineChoice, EngineMessage, EngineResult, EngineTask } from './engine-types.ts';
 import { createRandom, hashText, mixSeed, randomSeed, seedHalves } from './prng.ts';
+import { takeSchemaMs } from './schema-cache.ts';
 import { checkOutput, checkStructure } from './structured-check.ts';
 import { callsTools, jsonText, type StructuredTurn, toolCallChoice } from './structured-reply.ts';
 import { composeReply } from './text-composer.ts';
@@ -27,11 +28,13 @@ interface ChoiceShape {
 export function generate(task: EngineTask, knownPromptTokens?: number): EngineResult {
   const promptTokens = knownPromptTokens ?? countPromptTokens(task.messages);
   if (task.structure === undefined) return { promptTokens, choices: generateChoices(task) };
+  takeSchemaMs(); // what an earlier task that failed left uncounted is not this one's
   const checked = checkStructure(task.structure);
-  if ('code' in checked) return { promptTokens, choices: [], refusal: checked };
+  if ('code' in checked) return { promptTokens, choices: [], refusal: checked, schemaMs: takeSchemaMs() };
   const choices = generateChoices(task);
-  checkOutput(choices, checked, task.stop);
-  return { promptTokens, choices };
+  const refusal = checkOutput(choices, checked, task.stop);
+  const schemaMs = takeSchemaMs();
+  return refusal === null ? { promptTokens, choices, schemaMs } : { promptTokens, choices: [], refusal, schemaMs };
 }
 
 function generateChoices(task: EngineTask): EngineChoice[] {

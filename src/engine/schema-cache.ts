@@ -3,6 +3,7 @@
 // pays the compile (~10 ms for a 500-character schema) once per thread. Each entry also notes whether
 // the engine can generate values for the schema. Runs on the engine's threads, never the main one.
 import { Ajv, type ValidateFunction } from 'ajv';
+import { clientRegExp } from './client-pattern.ts';
 import { createRandom } from './prng.ts';
 import { findUnsupported, type UnsupportedConstruct } from './schema-subset.ts';
 import { valueFor } from './schema-values.ts';
@@ -27,10 +28,20 @@ export const MAX_SCHEMA_CHARS = 64 * 1024;
 // Client schemas carry keywords ajv does not know (strict mode would refuse them) and formats
 // without a validator here; the subset check deals with both. allErrors keeps the generated code
 // flat: without it, a schema with ~2,000 properties nests deep enough to overflow the stack.
-const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true, logger: false });
+// Patterns run on RE2 (client-pattern.ts): a client's regular expression cannot backtrack without end.
+const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true, logger: false, code: { regExp: clientRegExp } });
 const TRIAL_WORDS = ['trial'];
 const cache = new Map<string, CheckedSchema>();
 let totalChars = 0;
+/** Time spent on schemas not in the cache since takeSchemaMs() was last called. */
+let spentMs = 0;
+
+/** The time spent compiling and checking schemas since the last call (this thread's tasks are sequential). */
+export function takeSchemaMs(): number {
+  const ms = spentMs;
+  spentMs = 0;
+  return ms;
+}
 
 /** Throws InvalidSchema. */
 export function checkSchema(schema: Readonly<Record<string, unknown>>): CheckedSchema {
@@ -43,7 +54,13 @@ export function checkSchema(schema: Readonly<Record<string, unknown>>): CheckedS
     return cached;
   }
   if (key.length > MAX_SCHEMA_CHARS) throw new InvalidSchema(`it must be at most ${MAX_SCHEMA_CHARS} characters of JSON`);
-  const checked: CheckedSchema = { validate: compile(schema), unsupported: findUnsupported(schema) ?? endlessRecursion(schema) };
+  const startedAt = performance.now();
+  let checked: CheckedSchema;
+  try {
+    checked = { validate: compile(schema), unsupported: findUnsupported(schema) ?? endlessRecursion(schema) };
+  } finally {
+    spentMs += performance.now() - startedAt;
+  }
   while (cache.size > 0 && (cache.size >= MAX_ENTRIES || totalChars + key.length > MAX_TOTAL_CHARS)) {
     const oldest = cache.keys().next().value!;
     cache.delete(oldest);

@@ -3,7 +3,8 @@
 // validate. Annotations (title, description, default, examples, …) and keywords JSON Schema does not
 // define are ignored, as validators ignore them.
 
-import { runInNewContext } from 'node:vm';
+import type { RegExpLike } from 'ajv/dist/types/index.js';
+import { compileClientPattern, REFUSED_PATTERN } from './client-pattern.ts';
 import { createRandom } from './prng.ts';
 import { valueFor } from './schema-values.ts';
 
@@ -25,10 +26,7 @@ const UNSUPPORTED_KEYWORDS = [
 ] as const;
 
 const PATTERN_SAMPLES = 8;
-// As long as the engine's longest words (12 letters), so a slow pattern shows here first.
 const SAMPLE_WORDS = ['relationship', 'organization', 'information', 'development'];
-const PATTERN_DEADLINE_MS = 25;
-const PATTERN_TEST = `const r = new RegExp(pattern, 'u'); values.every((value) => r.test(value))`;
 
 const TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
 const LOCAL_REF = /^#(\/(\$defs|definitions)\/[^/]+)?$/;
@@ -56,7 +54,14 @@ function walk(schema: unknown, path: string, isRoot: boolean): UnsupportedConstr
     if (types.length === 0 || types.some((t) => typeof t !== 'string' || !TYPES.has(t))) return { construct: 'type', path: join(path, 'type') };
   }
   if (s.enum !== undefined && (!Array.isArray(s.enum) || s.enum.length === 0)) return { construct: 'an empty enum', path: join(path, 'enum') };
-  if (s.pattern !== undefined && !formatMatches(s)) return { construct: 'pattern', path: join(path, 'pattern') };
+  if (s.pattern !== undefined) {
+    // A pattern beside no format is refused without compiling it.
+    const pattern = typeof s.pattern === 'string' && typeof s.format === 'string' && SUPPORTED_FORMATS.has(s.format) ? patternOrNull(s.pattern) : null;
+    if (pattern === REFUSED_PATTERN) {
+      return { construct: 'a pattern with look-around or back-references (patterns run on a linear-time engine)', path: join(path, 'pattern') };
+    }
+    if (pattern === null || !formatMatches(s, pattern)) return { construct: 'pattern', path: join(path, 'pattern') };
+  }
   if (s.format !== undefined) {
     if (typeof s.format !== 'string' || !SUPPORTED_FORMATS.has(s.format)) return { construct: `format: ${JSON.stringify(s.format)}`, path: join(path, 'format') };
     if (s.minLength !== undefined || s.maxLength !== undefined) return { construct: 'format with minLength or maxLength', path: join(path, 'format') };
@@ -67,19 +72,23 @@ function walk(schema: unknown, path: string, isRoot: boolean): UnsupportedConstr
 
 /**
  * A pattern is honoured only beside a format whose values match it (zod writes both for z.email(),
- * z.uuid(), …): a sample of generated values is tested once, when the schema is first seen. The
- * client's regular expression runs under a deadline: one that backtracks without end on these values
- * (`^(.+)+X$`) is refused, rather than left to hold the engine's thread when replies are validated.
+ * z.uuid(), …): a sample of generated values is tested once, when the schema is first seen. A value
+ * generated later that the pattern refuses is found when the reply is validated (a 400 then).
  */
-function formatMatches(s: Schema): boolean {
-  if (typeof s.pattern !== 'string' || typeof s.format !== 'string' || !SUPPORTED_FORMATS.has(s.format)) return false;
+function formatMatches(s: Schema, pattern: RegExpLike): boolean {
+  if (typeof s.format !== 'string' || !SUPPORTED_FORMATS.has(s.format)) return false;
   const sample = { type: 'string', format: s.format };
   const values: string[] = [];
   for (let seed = 1; seed <= PATTERN_SAMPLES; seed++) values.push(valueFor(sample, { random: createRandom(seed), words: SAMPLE_WORDS }) as string);
+  return values.every((value) => pattern.test(value));
+}
+
+/** Null when the text is not a regular expression. */
+function patternOrNull(text: string): RegExpLike | null {
   try {
-    return runInNewContext(PATTERN_TEST, { pattern: s.pattern, values }, { timeout: PATTERN_DEADLINE_MS }) === true;
+    return compileClientPattern(text);
   } catch {
-    return false; // not a regular expression, or past the deadline
+    return null;
   }
 }
 

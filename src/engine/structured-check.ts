@@ -1,13 +1,21 @@
 // The schemas of a structured request, checked on the engine's thread before generation (valid JSON
 // Schema, within the subset the engine generates, tool arguments an object), and what was generated,
-// validated against them before it leaves: a generator fault fails the task, it never reaches a client.
+// validated against them before it leaves. A value that does not validate means the schema asks for
+// what the engine cannot generate (a pattern its format's values do not always match): the
+// client's schema, so a 400 naming the keyword, not a server error.
 import type { EngineChoice, EngineRefusal, EngineStructure } from './engine-types.ts';
 import { type CheckedSchema, checkSchema, InvalidSchema } from './schema-cache.ts';
 
 export interface CheckedStructure {
   /** By tool name. */
-  readonly tools: ReadonlyMap<string, CheckedSchema>;
-  readonly format: CheckedSchema | null;
+  readonly tools: ReadonlyMap<string, CheckedParam>;
+  readonly format: CheckedParam | null;
+}
+
+/** A checked schema and the request parameter it came from. */
+export interface CheckedParam {
+  readonly schema: CheckedSchema;
+  readonly param: string;
 }
 
 const SUBSET =
@@ -15,7 +23,7 @@ const SUBSET =
   'length and number bounds, and the formats date-time, date, time, email, uri, uuid, hostname, ipv4 and ipv6.';
 
 export function checkStructure(structure: EngineStructure): CheckedStructure | EngineRefusal {
-  const tools = new Map<string, CheckedSchema>();
+  const tools = new Map<string, CheckedParam>();
   for (let index = 0; index < structure.tools.length; index++) {
     const { name, parameters } = structure.tools[index]!;
     const param = `tools[${index}].function.parameters`;
@@ -25,11 +33,12 @@ export function checkStructure(structure: EngineStructure): CheckedStructure | E
     }
     const checked = check(parameters, param);
     if ('code' in checked) return checked;
-    tools.set(name, checked);
+    tools.set(name, { schema: checked, param });
   }
   if (structure.jsonSchema === null) return { tools, format: null };
-  const format = check(structure.jsonSchema, 'response_format.json_schema.schema');
-  return 'code' in format ? format : { tools, format };
+  const param = 'response_format.json_schema.schema';
+  const format = check(structure.jsonSchema, param);
+  return 'code' in format ? format : { tools, format: { schema: format, param } };
 }
 
 function check(schema: Readonly<Record<string, unknown>>, param: string): CheckedSchema | EngineRefusal {
@@ -50,27 +59,41 @@ function check(schema: Readonly<Record<string, unknown>>, param: string): Checke
 }
 
 /**
- * Throws when a tool call's arguments or JSON content do not validate. Replies cut by max_tokens and
- * content a stop sequence may have cut are let through, as a model's would be.
+ * The refusal for the first tool call's arguments or JSON content that does not validate; null when
+ * all do. Replies cut by max_tokens and content a stop sequence may have cut are let through, as a
+ * model's would be. Throws when a tool call names no tool or its arguments are not JSON: a generator fault.
  */
-export function checkOutput(choices: readonly EngineChoice[], checked: CheckedStructure, stops: readonly string[]): void {
+export function checkOutput(choices: readonly EngineChoice[], checked: CheckedStructure, stops: readonly string[]): EngineRefusal | null {
   for (const choice of choices) {
     if (choice.finishReason === 'length') continue;
     if (choice.toolCalls !== undefined) {
       for (const call of choice.toolCalls) {
-        if (!isValid(checked.tools.get(call.name), call.argumentPieces.join(''))) throw new Error(`the arguments of a ${call.name} call do not validate`);
+        const tool = checked.tools.get(call.name);
+        if (tool === undefined) throw new Error(`a call names ${call.name}, which is not a tool`);
+        const refusal = validate(tool, call.argumentPieces.join(''));
+        if (refusal !== null) return refusal;
       }
-    } else if (checked.format !== null && stops.length === 0 && !isValid(checked.format, choice.pieces.join(''))) {
-      throw new Error('the JSON content does not validate');
+    } else if (checked.format !== null && stops.length === 0) {
+      const refusal = validate(checked.format, choice.pieces.join(''));
+      if (refusal !== null) return refusal;
     }
   }
+  return null;
 }
 
-function isValid(checked: CheckedSchema | undefined, json: string): boolean {
-  if (checked === undefined) return false;
-  try {
-    return checked.validate(JSON.parse(json)) === true;
-  } catch {
-    return false;
-  }
+function validate({ schema, param }: CheckedParam, json: string): EngineRefusal | null {
+  const { validate } = schema;
+  if (validate(JSON.parse(json)) === true) return null;
+  // `#/properties/email/pattern` → `properties.email.pattern`.
+  const error = validate.errors?.[0];
+  const at = error === undefined ? '' : error.schemaPath.replace(/^#\/?/, '').split('/').map(unescapePointer).join('.');
+  return {
+    code: 'unsupported_parameter',
+    param: at === '' ? param : `${param}.${at}`,
+    message: `The local engine cannot generate values that satisfy ${error?.keyword ?? 'the schema'} in ${param}${at === '' ? '' : ` at ${at}`}.`,
+  };
+}
+
+function unescapePointer(segment: string): string {
+  return decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~');
 }

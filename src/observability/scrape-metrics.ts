@@ -43,6 +43,7 @@ export function registerScrapeMetrics(registry: Registry, sources: () => MetricS
     },
   });
   engine('munja_engine_queued_tasks', 'Local engine work waiting for a thread: batches of tasks queued, plus the tasks of the current turn not yet sent.', (stats) => stats.queued);
+  engine('munja_engine_tasks', 'Local engine tasks accepted and not yet over (queued or running).', (stats) => stats.tasks);
   engine('munja_engine_threads', 'Local engine threads running.', (stats) => stats.threads);
   engine('munja_engine_max_threads', 'The most threads the local engine runs: its capacity.', (stats) => stats.maxThreads);
   const limiter = (): LimiterMetrics | null => {

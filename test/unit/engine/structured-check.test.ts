@@ -63,17 +63,35 @@ describe('the schema cache', () => {
 
 describe('checkOutput', () => {
   it('lets valid calls and content through', () => {
-    expect(() => checkOutput([call('{"n":1}'), content('{"a":"x"}')], checked(), [])).not.toThrow();
+    expect(checkOutput([call('{"n":1}'), content('{"a":"x"}')], checked(), [])).toBeNull();
   });
 
-  it('fails on arguments or content that do not validate', () => {
-    for (const choices of [[call('{"n":"one"}')], [call('{"n":')], [content('{"b":1}')]]) {
-      expect(() => checkOutput(choices, checked(), [])).toThrow(/do(es)? not validate/);
-    }
+  it('refuses, naming the keyword, arguments or content that do not validate: the schema asks what the engine cannot give', () => {
+    expect(checkOutput([call('{"n":"one"}')], checked(), [])).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].function.parameters.properties.n.type' });
+    expect(checkOutput([content('{"b":1}')], checked(), [])).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.required' });
+  });
+
+  it('fails on arguments that are not JSON: a generator fault', () => {
+    expect(() => checkOutput([call('{"n":')], checked(), [])).toThrow(SyntaxError);
   });
 
   it('lets through what max_tokens or a stop sequence cut', () => {
-    expect(() => checkOutput([call('{"n":', 'length')], checked(), [])).not.toThrow();
-    expect(() => checkOutput([content('{"a":"x')], checked(), ['"}'])).not.toThrow();
+    expect(checkOutput([call('{"n":', 'length')], checked(), [])).toBeNull();
+    expect(checkOutput([content('{"a":"x')], checked(), ['"}'])).toBeNull();
+  });
+});
+
+describe('client patterns', () => {
+  const email = (pattern: string) => ({ ...STRUCTURE, jsonSchema: { type: 'object', properties: { to: { type: 'string', format: 'email', pattern } } } });
+
+  it('match in linear time where a backtracking engine would not end', () => {
+    const result = checked(email('^(?:(?:relationship|organization|information|development)\\.|(?:.|.|.|.)*X)'));
+    expect(checkOutput([content(JSON.stringify({ to: `${'a'.repeat(40)}@example.com` }))], result, [])).toMatchObject({ param: 'response_format.json_schema.schema.properties.to.pattern' });
+  });
+
+  it('refuses look-around and back-references, and an invalid pattern as an invalid schema', () => {
+    expect(checkStructure(email('^(?=.*@)'))).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.to.pattern' });
+    expect(checkStructure(email('(.)\\1|@'))).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.to.pattern' });
+    expect(checkStructure(email('[a-'))).toMatchObject({ code: 'invalid_value', param: 'response_format.json_schema.schema' });
   });
 });
