@@ -1,5 +1,6 @@
 // `munja accounts password EMAIL`: gives an account (e.g. the first-start admin, or one made by the
-// CLI) a dashboard password, piped or typed at the terminal, never as an argument.
+// CLI) a dashboard password, piped or typed at the terminal, never as an argument. Every dashboard
+// session of the account ends: whoever knew the old password is signed out.
 import { PasswordHasher } from '../dashboard/password-hasher.ts';
 import { passwordProblem } from '../dashboard/password-policy.ts';
 import { expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
@@ -24,6 +25,7 @@ export async function passwordCommand(args: string[], io: CliIo): Promise<number
     const found = await store.findAccountByEmail(email);
     if (found === undefined) throw notFound(`no account with email ${email}`);
     await store.setPasswordHash(found.id, hash);
+    await store.deleteAccountSessions(found.id);
     return found;
   });
   if (values.json) writeJson(io, accountJson(account));

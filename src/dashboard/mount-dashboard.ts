@@ -6,6 +6,7 @@ import type { Router } from '../http/router.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Store } from '../store/store.ts';
 import { me, signIn, signOut } from './account-api.ts';
+import { changePassword, endOtherSessions } from './account-sessions-api.ts';
 import { createInvite, listAccounts, setAccountStatus } from './admin-api.ts';
 import { adminUsage } from './admin-usage-api.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
@@ -46,6 +47,8 @@ export async function mountDashboard(router: Router, options: { config: Config; 
     .on('POST', '/dashboard/api/sign-in', api(signIn))
     .on('POST', '/dashboard/api/sign-out', api(signOut))
     .on('GET', '/dashboard/api/me', api(me))
+    .on('POST', '/dashboard/api/password', api(changePassword))
+    .on('POST', '/dashboard/api/sessions/end-others', api(endOtherSessions))
     .on('GET', '/dashboard/api/keys', api(listKeys))
     .onPrefix('GET', '/dashboard/api/keys/page/', api(listKeys))
     .on('POST', '/dashboard/api/keys', api(createKey))

@@ -17,6 +17,8 @@
 //                                             built on first use when the account hash lacks activeKeysIndexed
 //   munja:{store}:password:<accountId> string dashboard password hash
 //   munja:session:<digest>             hash   accountId createdAt expiresAt (expires at expiresAt)
+//   munja:account-sessions:<accountId> set    digests of the account's sessions (expires with the last one;
+//                                             may name sessions that are gone)
 //   munja:attempts:<name>              string sign-in attempt count (expires with its window)
 //   munja:token:<kind>:<digest>        string a single-use token's payload (expires with it)
 //   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
@@ -49,6 +51,7 @@ export const storeKeys = {
   activeKeys: (accountId: string) => ACTIVE_KEYS_PREFIX + accountId,
   password: (accountId: string) => `${STORE}password:${accountId}`,
   session: (digest: string) => `${REDIS_PREFIX}session:${digest}`,
+  accountSessions: (accountId: string) => `${REDIS_PREFIX}account-sessions:${accountId}`,
   attempts: (name: string) => `${REDIS_PREFIX}attempts:${name}`,
   token: (kind: string, digest: string) => `${REDIS_PREFIX}token:${kind}:${digest}`,
 } as const;

@@ -191,12 +191,22 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1])
 return 1`);
 
-/** KEYS: session. ARGV: new expiry (Unix ms). A session that is gone stays gone. */
+/** KEYS: session. ARGV: new expiry (Unix ms). → the account id, or nil: a session that is gone stays gone. */
 export const EXTEND_SESSION = new RedisScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 redis.call('HSET', KEYS[1], 'expiresAt', ARGV[1])
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
-return 1`);
+return redis.call('HGET', KEYS[1], 'accountId')`);
+
+/**
+ * KEYS: an account's session index. ARGV: session digest, its expiry (Unix ms). The index lives as
+ * long as the longest of its sessions. → how many digests it holds.
+ */
+export const INDEX_SESSION = new RedisScript(`
+redis.call('SADD', KEYS[1], ARGV[1])
+local at = tonumber(ARGV[2])
+if redis.call('PEXPIRETIME', KEYS[1]) < at then redis.call('PEXPIREAT', KEYS[1], at) end
+return redis.call('SCARD', KEYS[1])`);
 
 /** KEYS: attempt counter. ARGV: window ms. → {count, ms until the window ends}. */
 export const COUNT_ATTEMPT = new RedisScript(`

@@ -210,6 +210,7 @@ export class RedisStore implements Store {
   findSession(digest: string): Promise<Session | undefined> { return this.#credentials.findSession(digest); }
   extendSession(digest: string, expiresAt: number): Promise<void> { return this.#credentials.extendSession(digest, expiresAt); }
   deleteSession(digest: string): Promise<void> { return this.#credentials.deleteSession(digest); }
+  deleteAccountSessions(accountId: string, keepDigest?: string): Promise<number> { return this.#credentials.deleteAccountSessions(accountId, keepDigest); }
   countAttempt(name: string, windowMs: number): Promise<AttemptWindow> { return this.#credentials.countAttempt(name, windowMs); }
   findAttempts(name: string): Promise<AttemptWindow | undefined> { return this.#credentials.findAttempts(name); }
   clearAttempts(name: string): Promise<void> { return this.#credentials.clearAttempts(name); }

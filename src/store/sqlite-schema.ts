@@ -64,6 +64,8 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (kind, digest)
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX tokens_by_expiry ON tokens (expires_at);`,
+  // 4: an account's sessions, to end them all (password change, sign out everywhere)
+  'CREATE INDEX sessions_by_account ON sessions (account_id);',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

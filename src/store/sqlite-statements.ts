@@ -48,6 +48,7 @@ export function prepareStatements(db: DatabaseSync) {
     sessionByDigest: sql('SELECT * FROM sessions WHERE digest = ? AND expires_at > ?'),
     extendSession: sql('UPDATE sessions SET expires_at = ? WHERE digest = ?'),
     deleteSession: sql('DELETE FROM sessions WHERE digest = ?'),
+    deleteAccountSessions: sql('DELETE FROM sessions WHERE account_id = ? AND digest != ?'),
     deleteExpiredSessions: sql('DELETE FROM sessions WHERE expires_at <= ?'),
     countAttempt: sql(`INSERT INTO attempts (name, count, reset_at) VALUES (:name, 1, :resetAt)
                        ON CONFLICT (name) DO UPDATE SET

@@ -213,6 +213,10 @@ export class SqliteStore implements Store {
     this.#sql.deleteSession.run(digest);
   }
 
+  async deleteAccountSessions(accountId: string, keepDigest = ''): Promise<number> {
+    return Number(this.#sql.deleteAccountSessions.run(accountId, keepDigest).changes);
+  }
+
   async countAttempt(name: string, windowMs: number): Promise<AttemptWindow> {
     this.#cleanUp();
     const now = Date.now();

@@ -160,6 +160,8 @@ export interface Store {
   /** Moves the expiry (idle timeout); does nothing for a session that is gone. */
   extendSession(digest: string, expiresAt: number): Promise<void>;
   deleteSession(digest: string): Promise<void>;
+  /** Ends every session of the account but `keepDigest` (the one asking, when given); returns how many ended. */
+  deleteAccountSessions(accountId: string, keepDigest?: string): Promise<number>;
 
   /** Counts one attempt under `name`; a new window of `windowMs` starts with the first attempt after the last one ended. */
   countAttempt(name: string, windowMs: number): Promise<AttemptWindow>;

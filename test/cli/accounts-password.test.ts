@@ -34,4 +34,22 @@ describe('munja accounts password', () => {
       await gateway.close();
     }
   });
+
+  it('ends every dashboard session of the account', async () => {
+    const gateway = await startGateway(undefined, { dataDir: dir });
+    try {
+      const sessions = [new DashboardClient(gateway.origin), new DashboardClient(gateway.origin)];
+      for (const client of sessions) expect((await client.signIn('ops@example.com', 'a long enough password')).status).toBe(200);
+      await gateway.app.store.createAccount('other@example.com');
+      expect(munja(['accounts', 'password', 'other@example.com'], 'another long password\n').status).toBe(0);
+      for (const client of sessions) expect((await client.call('GET', '/dashboard/api/me')).status).toBe(200);
+
+      const changed = munja(['accounts', 'password', 'ops@example.com'], 'a different long password\n');
+      expect(changed.status, changed.stderr.toString()).toBe(0);
+      for (const client of sessions) expect((await client.call('GET', '/dashboard/api/me')).status).toBe(401);
+      expect((await new DashboardClient(gateway.origin).signIn('ops@example.com', 'a different long password')).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
 });

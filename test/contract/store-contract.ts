@@ -297,6 +297,36 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         await expect(store.deleteSession(session.digest)).resolves.toBeUndefined();
       });
 
+      it('ends every session of one account, or every one but the one kept', async () => {
+        const [alice, bob] = [await store.createAccount('alice@example.com'), await store.createAccount('bob@example.com')];
+        const now = Date.now();
+        const open = (accountId: string) => ({ digest: digest(), accountId, createdAt: now, expiresAt: now + 60_000 });
+        const [kept, other, extended, bobs] = [open(alice.id), open(alice.id), open(alice.id), open(bob.id)];
+        for (const session of [kept, other, extended, bobs]) await store.createSession(session);
+        await store.extendSession(extended.digest, now + 120_000);
+        expect(await store.deleteAccountSessions(alice.id, kept.digest)).toBe(2);
+        expect(await store.findSession(other.digest)).toBeUndefined();
+        expect(await store.findSession(extended.digest)).toBeUndefined();
+        expect(await store.findSession(kept.digest)).toEqual(kept);
+        expect(await store.findSession(bobs.digest)).toEqual(bobs);
+        expect(await store.deleteAccountSessions(alice.id)).toBe(1);
+        expect(await store.findSession(kept.digest)).toBeUndefined();
+        expect(await store.deleteAccountSessions(alice.id)).toBe(0);
+      });
+
+      it('ends every session of an account that signed in many times', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const now = Date.now();
+        const sessions = Array.from({ length: 40 }, () => ({ digest: digest(), accountId: account.id, createdAt: now, expiresAt: now + 60_000 }));
+        for (const session of sessions) {
+          await store.createSession(session);
+          // Signed out again, except the last ten.
+          if (sessions.indexOf(session) < 30) await store.deleteSession(session.digest);
+        }
+        expect(await store.deleteAccountSessions(account.id)).toBe(10);
+        for (const session of sessions) expect(await store.findSession(session.digest)).toBeUndefined();
+      });
+
       it('does not find an expired session', async () => {
         const account = await store.createAccount('a@example.com');
         const now = Date.now();

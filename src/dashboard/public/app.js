@@ -2,6 +2,7 @@
 // Links marked data-nav change the view without reloading; the back button works.
 import { ApiError, api, setCsrfToken } from './api.js';
 import { announce, h, replaceChildren } from './dom.js';
+import { renderAccount } from './view-account.js';
 import { renderAdmin } from './view-admin.js';
 import { renderFleetUsage } from './view-fleet.js';
 import { renderKeys } from './view-keys.js';
@@ -14,6 +15,7 @@ const VIEWS = {
   keys: { title: 'API keys', render: renderKeys },
   usage: { title: 'Usage', render: renderUsage },
   quickstart: { title: 'Quickstart', render: renderQuickstart },
+  account: { title: 'Account', render: renderAccount },
   admin: { title: 'Accounts', render: renderAdmin, adminOnly: true },
   'service-usage': { title: 'Service usage', render: renderFleetUsage, adminOnly: true },
 };
