@@ -3,10 +3,10 @@
 // writers cannot leave an index half-written. The auth lookup is one round trip.
 import { randomBytes } from 'node:crypto';
 import type { RedisConfig } from '../config/config-types.ts';
-import { isPlausibleEmail, normaliseEmail } from './email.ts';
+import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { closeRedis, connectRedis, type RedisClient, type RedisClientOptions } from './redis-connection.ts';
-import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
+import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, MAILBOX_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
 import { RedisCredentials } from './redis-credentials.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
@@ -64,7 +64,7 @@ export class RedisStore implements Store {
     const now = Date.now();
     const reply = await CREATE_ACCOUNT.run(
       this.client,
-      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.accountsByTime],
+      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.accountsByTime, storeKeys.accountMailbox(mailboxOf(normalised))],
       [ACCOUNT_PREFIX, id, now, ...accountFields(id, normalised, options.isAdmin === true, now)],
     );
     return toAccount(fieldsOf(reply));
@@ -179,8 +179,11 @@ export class RedisStore implements Store {
     const now = Date.now();
     const reply = await CREATE_ACCOUNT_WITH_PASSWORD.run(
       this.client,
-      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id), storeKeys.accountsByTime],
-      [id, passwordHash, now, ...accountFields(id, normalised, false, now)],
+      [
+        storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id), storeKeys.accountsByTime,
+        storeKeys.accountMailbox(mailboxOf(normalised)), storeKeys.meta,
+      ],
+      [id, passwordHash, now, ACCOUNT_PREFIX, MAILBOX_PREFIX, ...accountFields(id, normalised, false, now)],
     );
     return reply === null ? undefined : toAccount(fieldsOf(reply));
   }

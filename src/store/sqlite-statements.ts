@@ -11,7 +11,7 @@ export function prepareStatements(db: DatabaseSync) {
     insertSecret: sql('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
     selectSecret: sql('SELECT value FROM meta WHERE name = ?'),
     countAccounts: sql('SELECT count(*) AS n FROM accounts'),
-    insertAccount: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', ?, ?)
+    insertAccount: sql(`INSERT INTO accounts (id, email, mailbox, status, is_admin, created_at) VALUES (?, ?, ?, 'active', ?, ?)
                         ON CONFLICT (email) DO NOTHING`),
     accountByEmail: sql('SELECT * FROM accounts WHERE email = ?'),
     accountById: sql('SELECT * FROM accounts WHERE id = ?'),
@@ -40,8 +40,9 @@ export function prepareStatements(db: DatabaseSync) {
                      ORDER BY day, key_id`),
     allAccounts: sql('SELECT * FROM accounts ORDER BY created_at, rowid'),
     accountPage: sql('SELECT * FROM accounts ORDER BY created_at, rowid LIMIT ? OFFSET ?'),
-    insertAccountOnce: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', 0, ?)
+    insertAccountOnce: sql(`INSERT INTO accounts (id, email, mailbox, status, is_admin, created_at) VALUES (?, ?, ?, 'active', 0, ?)
                             ON CONFLICT (email) DO NOTHING RETURNING *`),
+    mailboxTaken: sql('SELECT 1 AS taken FROM accounts WHERE mailbox = ? LIMIT 1'),
     upsertPassword: sql('INSERT INTO passwords (account_id, hash) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash'),
     passwordOf: sql('SELECT hash FROM passwords WHERE account_id = ?'),
     insertSession: sql('INSERT INTO sessions (digest, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),

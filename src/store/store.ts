@@ -141,7 +141,10 @@ export interface Store {
   usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
 
   // Dashboard credentials. A password hash is an opaque string (see dashboard/password-hasher.ts).
-  /** Creates an account with a password; undefined when the email is taken (the taken account is untouched). */
+  /**
+   * Creates an account with a password; undefined when an account has the same mailbox (email.ts
+   * mailboxOf: `a+x@example.com` takes `a@example.com` and `a+y@example.com`), which is untouched.
+   */
   createAccountWithPassword(email: string, passwordHash: string): Promise<Account | undefined>;
   /** The account's password hash; undefined when it has none (made by the CLI) or does not exist. */
   findPasswordHash(accountId: string): Promise<string | undefined>;

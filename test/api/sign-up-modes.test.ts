@@ -34,6 +34,37 @@ describe('open sign-up (the default)', () => {
   });
 });
 
+describe('one account per mailbox (issue 33)', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway();
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('refuses an address a mailer would read as several, or as a name and an address', async () => {
+    const client = new DashboardClient(gateway.origin, '127.0.0.33');
+    for (const email of ['one<me@example.com>', 'two <me@example.com>', 'x,me@example.com', '"me"@example.com', 'me(x)@example.com']) {
+      expect(await client.signUp(email, PASSWORD), email).toMatchObject({ status: 400, body: { error: { code: 'invalid_value', param: 'email' } } });
+    }
+    expect(await gateway.app.store.countAccounts()).toBe(0);
+    await client.close();
+  });
+
+  it('refuses a second account for one mailbox: a +tag or letter case does not make another', async () => {
+    const client = new DashboardClient(gateway.origin, '127.0.0.34');
+    expect((await client.signUp('me+first@example.com', PASSWORD)).status).toBe(200);
+    for (const email of ['me@example.com', 'ME+second@Example.com']) {
+      expect(await client.signUp(email, PASSWORD), email).toMatchObject({ status: 400, body: { error: { code: 'email_unavailable' } } });
+    }
+    expect((await new DashboardClient(gateway.origin).signIn('me+first@example.com', PASSWORD)).status).toBe(200);
+    await client.close();
+  });
+});
+
 describe('open sign-up on a dual-stack listener (HOST=::)', () => {
   it('still counts IPv4 clients one by one (uWS reports them as IPv4-mapped IPv6)', async () => {
     const gateway = await startGateway(FAST_TEST_CONFIG, { env: { HOST: '::' } });

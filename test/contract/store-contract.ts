@@ -66,7 +66,12 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       });
 
       it('rejects implausible emails', async () => {
-        for (const bad of ['', '   ', 'alice', 'alice@', '@example.com', 'a b@example.com', 'alice@.com', 'alice@example.', 'a@b@example.com']) {
+        for (const bad of [
+          '', '   ', 'alice', 'alice@', '@example.com', 'a b@example.com', 'alice@.com', 'alice@example.', 'a@b@example.com',
+          // What a mailer reads as a display name, a list, a comment or a quoted local part (issue 33).
+          'one<me@example.com>', 'two <me@example.com>', 'Me <me@example.com>', 'x,me@example.com', 'me@example.com, you@example.com',
+          'me@example.com;you@example.com', '"me"@example.com', 'me(comment)@example.com', 'group:me@example.com', 'a..b@example.com',
+        ]) {
           await expect(store.createAccount(bad), bad).rejects.toThrow(RangeError);
         }
         expect(await store.countAccounts()).toBe(0);
@@ -233,7 +238,28 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       });
 
       it('rejects implausible emails', async () => {
-        await expect(store.createAccountWithPassword('not-an-email', 'hash')).rejects.toThrow(RangeError);
+        for (const bad of ['not-an-email', 'one<me@example.com>', 'x,me@example.com', '"me"@example.com']) {
+          await expect(store.createAccountWithPassword(bad, 'hash'), bad).rejects.toThrow(RangeError);
+        }
+        expect(await store.countAccounts()).toBe(0);
+      });
+
+      it('allows one account per mailbox: a +tag or letter case does not make another', async () => {
+        const ana = await store.createAccountWithPassword('ana@example.com', 'hash');
+        for (const again of ['Ana+two@Example.com', 'ana+one@example.com', 'ANA@EXAMPLE.COM']) {
+          expect(await store.createAccountWithPassword(again, 'other'), again).toBeUndefined();
+        }
+        const tagged = await store.createAccountWithPassword('bob+munja@example.com', 'hash');
+        expect(tagged?.email).toBe('bob+munja@example.com');
+        expect(await store.createAccountWithPassword('bob@example.com', 'other')).toBeUndefined();
+        expect(await store.createAccountWithPassword('bob+other@example.com', 'other')).toBeUndefined();
+        await store.createAccount('ops+cli@example.com');
+        expect(await store.createAccountWithPassword('ops@example.com', 'other')).toBeUndefined();
+        // A local part that starts with + is a mailbox of its own; other domains are other mailboxes.
+        expect(await store.createAccountWithPassword('+ana@example.com', 'hash')).toBeDefined();
+        expect(await store.createAccountWithPassword('ana@example.org', 'hash')).toBeDefined();
+        expect(await store.findPasswordHash(ana!.id)).toBe('hash');
+        expect(await store.countAccounts()).toBe(5);
       });
 
       it('sets and replaces a password only for an existing account', async () => {
