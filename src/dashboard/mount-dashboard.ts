@@ -17,9 +17,10 @@ import { servePage } from './pages.ts';
 import { PasswordHasher } from './password-hasher.ts';
 import { Sessions } from './sessions.ts';
 import { SignInThrottle } from './sign-in-throttle.ts';
-import { signUp, verifyEmail } from './sign-up-api.ts';
+import { signUp, signUpMode } from './sign-up-api.ts';
 import { StaticFiles } from './static-files.ts';
 import { usage } from './usage-api.ts';
+import { checkVerification, verifyEmail } from './verify-api.ts';
 
 const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
@@ -42,7 +43,9 @@ export async function mountDashboard(router: Router, options: { config: Config; 
   const api = (handler: ApiHandler) => dashboardRoute(logger, config.bodyTimeoutMs, (request) => handler(deps, request));
   const page = dashboardRoute(logger, config.bodyTimeoutMs, async (request) => servePage(files, request));
   router
+    .on('GET', '/dashboard/api/sign-up', api(signUpMode))
     .on('POST', '/dashboard/api/sign-up', api(signUp))
+    .on('POST', '/dashboard/api/verify/check', api(checkVerification))
     .on('POST', '/dashboard/api/verify', api(verifyEmail))
     .on('POST', '/dashboard/api/sign-in', api(signIn))
     .on('POST', '/dashboard/api/sign-out', api(signOut))

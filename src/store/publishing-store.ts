@@ -69,6 +69,7 @@ export class PublishingStore implements StoreWithEvents {
   clearAttempts(name: string): Promise<void> { return this.#store.clearAttempts(name); }
   saveToken(token: OneTimeToken): Promise<void> { return this.#store.saveToken(token); }
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> { return this.#store.takeToken(digest, kind); }
+  findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> { return this.#store.findToken(digest, kind); }
 
   async close(): Promise<void> {
     await this.events.close();

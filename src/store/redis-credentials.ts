@@ -76,6 +76,13 @@ export class RedisCredentials {
     await this.#client.set(storeKeys.token(token.kind, token.digest), token.payload, 'PXAT', token.expiresAt);
   }
 
+  async findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> {
+    const key = storeKeys.token(kind, digest);
+    const [payload, expiresAt] = await Promise.all([this.#client.get(key), this.#client.pexpiretime(key)]);
+    if (payload === null || !(expiresAt > Date.now())) return undefined;
+    return Object.freeze({ digest, kind, payload, expiresAt });
+  }
+
   async takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> {
     return (await this.#client.getdel(storeKeys.token(kind, digest))) ?? undefined;
   }

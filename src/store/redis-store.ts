@@ -219,6 +219,7 @@ export class RedisStore implements Store {
   clearAttempts(name: string): Promise<void> { return this.#credentials.clearAttempts(name); }
   saveToken(token: OneTimeToken): Promise<void> { return this.#credentials.saveToken(token); }
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> { return this.#credentials.takeToken(digest, kind); }
+  findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> { return this.#credentials.findToken(digest, kind); }
 
   async close(): Promise<void> {
     await closeRedis(this.client);

@@ -28,6 +28,7 @@ export function prepareStatements(db: DatabaseSync) {
     countActiveKeys: sql('SELECT count(*) AS n FROM keys WHERE account_id = ? AND revoked_at IS NULL'),
     insertToken: sql('INSERT INTO tokens (digest, kind, payload, expires_at) VALUES (?, ?, ?, ?)'),
     takeToken: sql('DELETE FROM tokens WHERE digest = ? AND kind = ? RETURNING payload, expires_at'),
+    tokenByDigest: sql('SELECT payload, expires_at FROM tokens WHERE digest = ? AND kind = ? AND expires_at > ?'),
     deleteExpiredTokens: sql('DELETE FROM tokens WHERE expires_at <= ?'),
     revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
     markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),

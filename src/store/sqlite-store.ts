@@ -242,6 +242,11 @@ export class SqliteStore implements Store {
     this.#sql.insertToken.run(token.digest, token.kind, token.payload, token.expiresAt);
   }
 
+  async findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> {
+    const row = this.#sql.tokenByDigest.get(digest, kind, Date.now());
+    return row && Object.freeze({ digest, kind, payload: String(row['payload']), expiresAt: Number(row['expires_at']) });
+  }
+
   async takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> {
     const row = this.#sql.takeToken.get(digest, kind);
     return row !== undefined && Number(row['expires_at']) > Date.now() ? String(row['payload']) : undefined;

@@ -173,6 +173,8 @@ export interface Store {
   clearAttempts(name: string): Promise<void>;
 
   saveToken(token: OneTimeToken): Promise<void>;
+  /** The token, left in place; undefined when unknown or expired. */
+  findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined>;
   /** Deletes the token and returns its payload, at most once; undefined when unknown or expired. */
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined>;
 

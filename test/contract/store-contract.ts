@@ -401,6 +401,25 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       });
     });
 
+    describe('single-use tokens, looked at before use', () => {
+      it('finds a token without using it, for its kind only, and not after it expires', async () => {
+        const digest = 'cd'.repeat(32);
+        const token = { digest, kind: 'invite', payload: '{"by":"acct_x"}', expiresAt: Date.now() + 60_000 } as const;
+        await store.saveToken(token);
+        expect(await store.findToken(digest, 'invite')).toEqual(token);
+        expect(await store.findToken(digest, 'invite')).toEqual(token);
+        expect(await store.findToken(digest, 'verify')).toBeUndefined();
+        expect(await store.takeToken(digest, 'invite')).toBe(token.payload);
+        expect(await store.findToken(digest, 'invite')).toBeUndefined();
+        // Saved again (an invite given back when its account could not be made), it works again.
+        await store.saveToken(token);
+        expect(await store.takeToken(digest, 'invite')).toBe(token.payload);
+        await store.saveToken({ ...token, expiresAt: Date.now() + 50 });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(await store.findToken(digest, 'invite')).toBeUndefined();
+      });
+    });
+
     describe('usage', () => {
       it('adds deltas up per key and day', async () => {
         const account = await store.createAccount('alice@example.com');

@@ -85,10 +85,11 @@ async function route() {
   try {
     if (!sessionKnown) await loadSession();
     if (page in PUBLIC_VIEWS) {
-      if (session !== null) return navigate('/dashboard/keys', { replace: true });
+      // A confirmation link opens its page even when signed in: that page says what it would change.
+      if (session !== null && page !== 'verify') return navigate('/dashboard/keys', { replace: true });
       renderNav(page);
       document.title = `${PUBLIC_VIEWS[page]} · Munja`;
-      replaceChildren(main, page === 'verify' ? renderVerify({ signedIn }) : renderSignIn({ mode: page, signedIn, navigate }));
+      replaceChildren(main, page === 'verify' ? renderVerify({ session, signedIn }) : renderSignIn({ mode: page, signedIn, navigate }));
     } else if (session === null) {
       return navigate('/dashboard/sign-in', { replace: true });
     } else {
