@@ -62,6 +62,7 @@ export async function mountDashboard(router: Router, options: { config: Config; 
     .onPrefix('GET', '/dashboard/api/admin/accounts/page/', api(listAccounts))
     .on('POST', '/dashboard/api/admin/accounts/status', api(setAccountStatus))
     .on('GET', '/dashboard/api/admin/usage', api(adminUsage))
+    .onPrefix('GET', '/dashboard/api/admin/usage/page/', api(adminUsage))
     .on('POST', '/dashboard/api/admin/invites', api(createInvite))
     .on('GET', '/dashboard', page)
     .on('GET', '/dashboard/', page)
