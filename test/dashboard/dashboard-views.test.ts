@@ -92,7 +92,7 @@ describe('dashboard views in Chromium', { timeout: 60_000 }, () => {
     await signUp(page, gateway.origin, 'careful@example.com');
     const elsewhere = new DashboardClient(gateway.origin);
     expect((await elsewhere.signIn('careful@example.com', PASSWORD)).status).toBe(200);
-    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
 
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
     await page.getByText('One other session was signed out.').waitFor();
@@ -105,7 +105,7 @@ describe('dashboard views in Chromium', { timeout: 60_000 }, () => {
     await page.getByText('Password changed. One other session was signed out.').waitFor();
     expect((await elsewhere.call('GET', '/dashboard/api/me')).status).toBe(401);
     await page.reload();
-    await page.getByRole('heading', { name: 'Account' }).waitFor();
+    await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
     await page.close();
   });
 
