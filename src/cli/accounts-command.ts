@@ -1,7 +1,7 @@
 // `munja accounts list`, `munja accounts create|suspend|resume|admin|password EMAIL`.
 import type { Account, Store } from '../store/store.ts';
 import { listAccounts } from './accounts-list.ts';
-import { expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
+import { expectPositionals, parseAccountEmail, parseCommandArgs, parseEmail } from './arguments.ts';
 import { EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { accountJson } from './format.ts';
 import { withStore } from './open-store.ts';
@@ -59,7 +59,8 @@ export async function accountsCommand(args: string[], io: CliIo): Promise<number
     ...(sub === 'admin' ? { revoke: { type: 'boolean' } } : {}),
   }, command);
   const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL'], command);
-  const email = parseEmail(rawEmail);
+  // Only create makes an account; the others may name one made before the address rules tightened.
+  const email = sub === 'create' ? parseEmail(rawEmail) : parseAccountEmail(rawEmail);
 
   const outcome = await withStore(io, (store) => action(store, email, values['revoke'] === true));
   if (values.json) {

@@ -54,9 +54,22 @@ export function expectPositionals(positionals: string[], names: readonly string[
   return positionals;
 }
 
+/** An address for a new account: one plain address (store/email.ts). */
 export function parseEmail(value: string, what = 'email'): string {
   if (!isPlausibleEmail(value)) throw usageError(`invalid ${what} '${value.replace(CONTROL_CHARS, '?')}'`);
   return normaliseEmail(value);
+}
+
+// Every address the store ever accepted: one `@`, no spaces, a domain of non-empty labels.
+const STORED_EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/;
+
+/** The address of an existing account, which may predate the current rules (`one<me@example.com>`). */
+export function parseAccountEmail(value: string, what = 'email'): string {
+  const email = normaliseEmail(value);
+  if (email.length > 254 || CONTROL_CHARS.test(email) || !STORED_EMAIL.test(email)) {
+    throw usageError(`invalid ${what} '${value.replace(CONTROL_CHARS, '?')}'`);
+  }
+  return email;
 }
 
 export function parsePositiveInteger(value: string | undefined, option: string): number | null {

@@ -5,7 +5,7 @@ import { maxKeysPerAccountFrom } from '../config/load-config.ts';
 import { KeyCapError } from '../store/store.ts';
 import { ConfigError, modelIdsFrom } from '../config/load-config.ts';
 import {
-  expectPositionals, parseCommandArgs, parseEmail, parseModels, parseName, parsePositiveInteger,
+  expectPositionals, parseAccountEmail, parseCommandArgs, parseEmail, parseModels, parseName, parsePositiveInteger,
 } from './arguments.ts';
 import { CliError, EXIT_FAILURE, EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { formatTable, keyJson, keyStatus, maskedKey, shortTime } from './format.ts';
@@ -85,7 +85,7 @@ async function keyGivenForId(io: CliIo, key: string): Promise<string> {
 async function listKeys(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { ...JSON_OPTION, account: { type: 'string' } }, 'keys list');
   expectPositionals(positionals, [], 'keys list');
-  const email = values.account === undefined ? undefined : parseEmail(values.account, '--account email');
+  const email = values.account === undefined ? undefined : parseAccountEmail(values.account, '--account email');
 
   const { keys, emails } = await withStore(io, (store) => keysWithEmails(store, email));
 

@@ -1,8 +1,9 @@
 // `munja accounts password EMAIL`: gives an account (e.g. the first-start admin, or one made by the
-// CLI) a dashboard password, piped or typed at the terminal, never as an argument.
+// CLI) a dashboard password, piped or typed at the terminal, never as an argument. Every dashboard
+// session of the account ends: whoever knew the old password is signed out.
 import { PasswordHasher } from '../dashboard/password-hasher.ts';
 import { passwordProblem } from '../dashboard/password-policy.ts';
-import { expectPositionals, parseCommandArgs, parseEmail } from './arguments.ts';
+import { expectPositionals, parseAccountEmail, parseCommandArgs } from './arguments.ts';
 import { CliError, EXIT_FAILURE, EXIT_OK, notFound, writeJson, type CliIo } from './cli-io.ts';
 import { accountJson } from './format.ts';
 import { withStore } from './open-store.ts';
@@ -11,7 +12,7 @@ import { readPassword } from './read-password.ts';
 export async function passwordCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { json: { type: 'boolean' } }, 'accounts password');
   const [rawEmail = ''] = expectPositionals(positionals, ['EMAIL'], 'accounts password');
-  const email = parseEmail(rawEmail);
+  const email = parseAccountEmail(rawEmail);
   // Before asking for a password that could not be used.
   await withStore(io, async (store) => {
     if (await store.findAccountByEmail(email) === undefined) throw notFound(`no account with email ${email}`);
@@ -24,6 +25,7 @@ export async function passwordCommand(args: string[], io: CliIo): Promise<number
     const found = await store.findAccountByEmail(email);
     if (found === undefined) throw notFound(`no account with email ${email}`);
     await store.setPasswordHash(found.id, hash);
+    await store.deleteAccountSessions(found.id);
     return found;
   });
   if (values.json) writeJson(io, accountJson(account));

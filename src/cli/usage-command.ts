@@ -1,7 +1,7 @@
 // `munja usage`: requests and tokens per key over the last N days (UTC), from the counters the API
 // writes (the dashboard's usage page reads the same), with the total.
 import { lastDays } from '../dashboard/usage-api.ts';
-import { expectPositionals, parseCommandArgs, parseEmail, parsePositiveInteger } from './arguments.ts';
+import { expectPositionals, parseAccountEmail, parseCommandArgs, parsePositiveInteger } from './arguments.ts';
 import { EXIT_OK, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { formatTable } from './format.ts';
 import { keysWithEmails } from './keys-of-account.ts';
@@ -18,7 +18,7 @@ export async function usageCommand(args: string[], io: CliIo): Promise<number> {
   expectPositionals(positionals, [], 'usage');
   const days = parsePositiveInteger(values.days, '--days') ?? DEFAULT_DAYS;
   if (days > MAX_DAYS) throw usageError(`--days must be at most ${MAX_DAYS} (usage is kept that long)`, 'usage');
-  const email = values.account === undefined ? undefined : parseEmail(values.account, '--account email');
+  const email = values.account === undefined ? undefined : parseAccountEmail(values.account, '--account email');
   const range = lastDays(days, Date.now());
   const from = range[0]!;
   const to = range.at(-1)!;

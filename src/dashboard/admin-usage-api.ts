@@ -1,15 +1,23 @@
-// Admins: requests and tokens per day over the last 30 days for the whole service, per account,
-// summed on the server so that the page gets one row per account and day, not one per key.
+// Admins: requests and tokens per day over the last 30 days, per account, for one page of accounts
+// at a time (oldest first, the pages of the Accounts list), summed on the server so that the page
+// gets one row per account and day, not one per key. Sign-up may be open to anyone, so one answer
+// never reads every account and key: at most a page of accounts, their keys, and 30 days of rows.
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { requireAdmin } from './admin-api.ts';
+import { pageOffset } from './page-offset.ts';
 import { USAGE_DAYS, lastDays } from './usage-api.ts';
+
+export const ADMIN_USAGE_PAGE_SIZE = 50;
 
 interface AccountDay { day: string; accountId: string; requests: number; promptTokens: number; completionTokens: number }
 
+/** GET /dashboard/api/admin/usage, and /dashboard/api/admin/usage/page/OFFSET for the pages after the first. */
 export async function adminUsage(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
   requireAdmin(await deps.sessions.require(headers));
-  const [accounts, keys] = await Promise.all([deps.store.listAccounts(), deps.store.listKeys()]);
+  const offset = pageOffset(ctx.path, '/dashboard/api/admin/usage');
+  const { accounts, total } = await deps.store.listAccountPage(offset, ADMIN_USAGE_PAGE_SIZE);
+  const keys = (await Promise.all(accounts.map((account) => deps.store.listKeys(account.id)))).flat();
   const days = lastDays(USAGE_DAYS, Date.now());
   const rows = keys.length === 0 ? [] : await deps.store.usageByDay(keys.map((key) => key.id), days[0]!, days.at(-1)!);
   const accountOf = new Map(keys.map((key) => [key.id, key.accountId]));
@@ -27,5 +35,6 @@ export async function adminUsage(deps: DashboardDeps, { ctx, headers }: Dashboar
     days,
     accounts: accounts.map((account) => ({ id: account.id, email: account.email, status: account.status })),
     rows: [...sums.values()],
+    total, offset, pageSize: ADMIN_USAGE_PAGE_SIZE,
   });
 }

@@ -26,7 +26,8 @@ export class SmtpMailer implements Mailer {
   async sendVerification(to: string, link: string, validHours: number): Promise<void> {
     await this.#transport.sendMail({
       from: this.#from,
-      to,
+      // An address object, never a string nodemailer would parse as a list of addresses.
+      to: { name: '', address: to },
       subject: 'Confirm your email address',
       text: [
         'Someone (we hope you) signed up with this email address.',

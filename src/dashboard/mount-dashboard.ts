@@ -6,6 +6,7 @@ import type { Router } from '../http/router.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Store } from '../store/store.ts';
 import { me, signIn, signOut } from './account-api.ts';
+import { changePassword, endOtherSessions } from './account-sessions-api.ts';
 import { createInvite, listAccounts, setAccountStatus } from './admin-api.ts';
 import { adminUsage } from './admin-usage-api.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
@@ -16,9 +17,10 @@ import { servePage } from './pages.ts';
 import { PasswordHasher } from './password-hasher.ts';
 import { Sessions } from './sessions.ts';
 import { SignInThrottle } from './sign-in-throttle.ts';
-import { signUp, verifyEmail } from './sign-up-api.ts';
+import { signUp, signUpMode } from './sign-up-api.ts';
 import { StaticFiles } from './static-files.ts';
 import { usage } from './usage-api.ts';
+import { checkVerification, verifyEmail } from './verify-api.ts';
 
 const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
@@ -41,11 +43,15 @@ export async function mountDashboard(router: Router, options: { config: Config; 
   const api = (handler: ApiHandler) => dashboardRoute(logger, config.bodyTimeoutMs, (request) => handler(deps, request));
   const page = dashboardRoute(logger, config.bodyTimeoutMs, async (request) => servePage(files, request));
   router
+    .on('GET', '/dashboard/api/sign-up', api(signUpMode))
     .on('POST', '/dashboard/api/sign-up', api(signUp))
+    .on('POST', '/dashboard/api/verify/check', api(checkVerification))
     .on('POST', '/dashboard/api/verify', api(verifyEmail))
     .on('POST', '/dashboard/api/sign-in', api(signIn))
     .on('POST', '/dashboard/api/sign-out', api(signOut))
     .on('GET', '/dashboard/api/me', api(me))
+    .on('POST', '/dashboard/api/password', api(changePassword))
+    .on('POST', '/dashboard/api/sessions/end-others', api(endOtherSessions))
     .on('GET', '/dashboard/api/keys', api(listKeys))
     .onPrefix('GET', '/dashboard/api/keys/page/', api(listKeys))
     .on('POST', '/dashboard/api/keys', api(createKey))
@@ -56,6 +62,7 @@ export async function mountDashboard(router: Router, options: { config: Config; 
     .onPrefix('GET', '/dashboard/api/admin/accounts/page/', api(listAccounts))
     .on('POST', '/dashboard/api/admin/accounts/status', api(setAccountStatus))
     .on('GET', '/dashboard/api/admin/usage', api(adminUsage))
+    .onPrefix('GET', '/dashboard/api/admin/usage/page/', api(adminUsage))
     .on('POST', '/dashboard/api/admin/invites', api(createInvite))
     .on('GET', '/dashboard', page)
     .on('GET', '/dashboard/', page)

@@ -6,7 +6,7 @@ import { send } from '../http/respond.ts';
 import { type DashboardRequest, SECURITY_HEADERS } from './dashboard-http.ts';
 import type { StaticFile, StaticFiles } from './static-files.ts';
 
-export const DASHBOARD_PAGES: ReadonlySet<string> = new Set(['sign-in', 'sign-up', 'verify', 'keys', 'usage', 'quickstart', 'admin']);
+export const DASHBOARD_PAGES: ReadonlySet<string> = new Set(['sign-in', 'sign-up', 'verify', 'keys', 'usage', 'quickstart', 'account', 'admin', 'service-usage']);
 
 export function servePage(files: StaticFiles, { ctx, headers }: DashboardRequest): void {
   const name = ctx.path.slice('/dashboard/'.length);

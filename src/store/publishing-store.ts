@@ -63,11 +63,13 @@ export class PublishingStore implements StoreWithEvents {
   findSession(digest: string): Promise<Session | undefined> { return this.#store.findSession(digest); }
   extendSession(digest: string, expiresAt: number): Promise<void> { return this.#store.extendSession(digest, expiresAt); }
   deleteSession(digest: string): Promise<void> { return this.#store.deleteSession(digest); }
+  deleteAccountSessions(accountId: string, keepDigest?: string): Promise<number> { return this.#store.deleteAccountSessions(accountId, keepDigest); }
   countAttempt(name: string, windowMs: number): Promise<AttemptWindow> { return this.#store.countAttempt(name, windowMs); }
   findAttempts(name: string): Promise<AttemptWindow | undefined> { return this.#store.findAttempts(name); }
   clearAttempts(name: string): Promise<void> { return this.#store.clearAttempts(name); }
   saveToken(token: OneTimeToken): Promise<void> { return this.#store.saveToken(token); }
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> { return this.#store.takeToken(digest, kind); }
+  findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> { return this.#store.findToken(digest, kind); }
 
   async close(): Promise<void> {
     await this.events.close();

@@ -3,11 +3,13 @@
 // small and its reads are absorbed by the auth cache. Usage is tagged per key ({key_…}) so it
 // spreads across the cluster.
 //
-//   munja:{store}:meta                 hash   keySecret (hex)
+//   munja:{store}:meta                 hash   keySecret (hex), mailboxesIndexed
 //   munja:{store}:accounts             set    every account id (SCARD counts them)
 //   munja:{store}:accounts-by-time     zset   every account id, scored by creation time (pages of accounts)
 //   munja:{store}:account:<id>         hash   id email status isAdmin createdAt
 //   munja:{store}:account-email:<email> string account id
+//   munja:{store}:account-mailbox:<mailbox> string id of the first account with that mailbox (email.ts);
+//                                             built over older accounts once (meta mailboxesIndexed)
 //   munja:{store}:key:<digest>         hash   id accountId name prefix lastFour [models rpm tpm] createdAt [lastUsedAt revokedAt]
 //   munja:{store}:key-id:<id>          string digest
 //   munja:{store}:keys                 zset   every key id, scored by creation sequence
@@ -17,6 +19,8 @@
 //                                             built on first use when the account hash lacks activeKeysIndexed
 //   munja:{store}:password:<accountId> string dashboard password hash
 //   munja:session:<digest>             hash   accountId createdAt expiresAt (expires at expiresAt)
+//   munja:account-sessions:<accountId> set    digests of the account's sessions (expires with the last one;
+//                                             may name sessions that are gone)
 //   munja:attempts:<name>              string sign-in attempt count (expires with its window)
 //   munja:token:<kind>:<digest>        string a single-use token's payload (expires with it)
 //   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
@@ -34,6 +38,7 @@ export const ACCOUNT_PREFIX = `${STORE}account:`;
 export const KEY_RECORD_PREFIX = `${STORE}key:`;
 export const KEY_ID_PREFIX = `${STORE}key-id:`;
 export const ACTIVE_KEYS_PREFIX = `${STORE}active-keys:`;
+export const MAILBOX_PREFIX = `${STORE}account-mailbox:`;
 
 export const storeKeys = {
   meta: `${STORE}meta`,
@@ -41,6 +46,7 @@ export const storeKeys = {
   accountsByTime: `${STORE}accounts-by-time`,
   account: (id: string) => ACCOUNT_PREFIX + id,
   accountEmail: (email: string) => `${STORE}account-email:${email}`,
+  accountMailbox: (mailbox: string) => MAILBOX_PREFIX + mailbox,
   key: (digest: string) => KEY_RECORD_PREFIX + digest,
   keyId: (id: string) => KEY_ID_PREFIX + id,
   keys: `${STORE}keys`,
@@ -49,6 +55,7 @@ export const storeKeys = {
   activeKeys: (accountId: string) => ACTIVE_KEYS_PREFIX + accountId,
   password: (accountId: string) => `${STORE}password:${accountId}`,
   session: (digest: string) => `${REDIS_PREFIX}session:${digest}`,
+  accountSessions: (accountId: string) => `${REDIS_PREFIX}account-sessions:${accountId}`,
   attempts: (name: string) => `${REDIS_PREFIX}attempts:${name}`,
   token: (kind: string, digest: string) => `${REDIS_PREFIX}token:${kind}:${digest}`,
 } as const;

@@ -31,17 +31,37 @@ local accountId = redis.call('HGET', KEYS[1], 'accountId')
 return {key, redis.call('HGETALL', ARGV[1] .. accountId)}`);
 
 /**
- * KEYS: email index, account set, new account, accounts by creation time. ARGV: account prefix, new
- * id, created at, field, value, … → the account (existing or new).
+ * KEYS: email index, account set, new account, accounts by creation time, mailbox index. ARGV:
+ * account prefix, new id, created at, field, value, … → the account (existing or new).
  */
 export const CREATE_ACCOUNT = new RedisScript(`
 local existing = redis.call('GET', KEYS[1])
 if existing then return redis.call('HGETALL', ARGV[1] .. existing) end
 redis.call('HSET', KEYS[3], unpack(ARGV, 4))
 redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SETNX', KEYS[5], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
 return redis.call('HGETALL', KEYS[3])`);
+
+// The mailbox index (email.ts mailboxOf, the same rule in Lua), built once over the accounts made
+// before it existed; the store's meta hash records that it was.
+const INDEX_MAILBOXES = `
+local function mailboxOf(email)
+  local at = email:match('^.*()@')
+  local plus = email:find('+', 1, true)
+  if at and plus and plus > 1 and plus < at then return email:sub(1, plus - 1) .. email:sub(at) end
+  return email
+end
+local function indexMailboxes(meta, accounts, accountPrefix, mailboxPrefix)
+  if redis.call('HEXISTS', meta, 'mailboxesIndexed') == 1 then return end
+  for _, id in ipairs(redis.call('SMEMBERS', accounts)) do
+    local email = redis.call('HGET', accountPrefix .. id, 'email')
+    if email then redis.call('SETNX', mailboxPrefix .. mailboxOf(email), id) end
+  end
+  redis.call('HSET', meta, 'mailboxesIndexed', '1')
+end
+`;
 
 /** KEYS: email index. ARGV: account prefix[, field, value to set]. → nil or the account. */
 export const ACCOUNT_BY_EMAIL = new RedisScript(`
@@ -173,12 +193,15 @@ end
 return rows`);
 
 /**
- * KEYS: email index, account set, new account, its password, accounts by creation time. ARGV: new
- * id, password hash, created at, field, value, … → nil when taken, else the account.
+ * KEYS: email index, account set, new account, its password, accounts by creation time, mailbox
+ * index, store meta. ARGV: new id, password hash, created at, account prefix, mailbox prefix,
+ * field, value, … → nil when the email or its mailbox is taken, else the account.
  */
-export const CREATE_ACCOUNT_WITH_PASSWORD = new RedisScript(`
+export const CREATE_ACCOUNT_WITH_PASSWORD = new RedisScript(`${INDEX_MAILBOXES}
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-redis.call('HSET', KEYS[3], unpack(ARGV, 4))
+indexMailboxes(KEYS[7], KEYS[2], ARGV[4], ARGV[5])
+if redis.call('SETNX', KEYS[6], ARGV[1]) == 0 then return false end
+redis.call('HSET', KEYS[3], unpack(ARGV, 6))
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SET', KEYS[4], ARGV[2])
@@ -191,12 +214,22 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1])
 return 1`);
 
-/** KEYS: session. ARGV: new expiry (Unix ms). A session that is gone stays gone. */
+/** KEYS: session. ARGV: new expiry (Unix ms). → the account id, or nil: a session that is gone stays gone. */
 export const EXTEND_SESSION = new RedisScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 redis.call('HSET', KEYS[1], 'expiresAt', ARGV[1])
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
-return 1`);
+return redis.call('HGET', KEYS[1], 'accountId')`);
+
+/**
+ * KEYS: an account's session index. ARGV: session digest, its expiry (Unix ms). The index lives as
+ * long as the longest of its sessions. → how many digests it holds.
+ */
+export const INDEX_SESSION = new RedisScript(`
+redis.call('SADD', KEYS[1], ARGV[1])
+local at = tonumber(ARGV[2])
+if redis.call('PEXPIRETIME', KEYS[1]) < at then redis.call('PEXPIREAT', KEYS[1], at) end
+return redis.call('SCARD', KEYS[1])`);
 
 /** KEYS: attempt counter. ARGV: window ms. → {count, ms until the window ends}. */
 export const COUNT_ATTEMPT = new RedisScript(`

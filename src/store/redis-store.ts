@@ -3,10 +3,10 @@
 // writers cannot leave an index half-written. The auth lookup is one round trip.
 import { randomBytes } from 'node:crypto';
 import type { RedisConfig } from '../config/config-types.ts';
-import { isPlausibleEmail, normaliseEmail } from './email.ts';
+import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { closeRedis, connectRedis, type RedisClient, type RedisClientOptions } from './redis-connection.ts';
-import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
+import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, MAILBOX_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
 import { RedisCredentials } from './redis-credentials.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
@@ -64,7 +64,7 @@ export class RedisStore implements Store {
     const now = Date.now();
     const reply = await CREATE_ACCOUNT.run(
       this.client,
-      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.accountsByTime],
+      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.accountsByTime, storeKeys.accountMailbox(mailboxOf(normalised))],
       [ACCOUNT_PREFIX, id, now, ...accountFields(id, normalised, options.isAdmin === true, now)],
     );
     return toAccount(fieldsOf(reply));
@@ -179,8 +179,11 @@ export class RedisStore implements Store {
     const now = Date.now();
     const reply = await CREATE_ACCOUNT_WITH_PASSWORD.run(
       this.client,
-      [storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id), storeKeys.accountsByTime],
-      [id, passwordHash, now, ...accountFields(id, normalised, false, now)],
+      [
+        storeKeys.accountEmail(normalised), storeKeys.accounts, storeKeys.account(id), storeKeys.password(id), storeKeys.accountsByTime,
+        storeKeys.accountMailbox(mailboxOf(normalised)), storeKeys.meta,
+      ],
+      [id, passwordHash, now, ACCOUNT_PREFIX, MAILBOX_PREFIX, ...accountFields(id, normalised, false, now)],
     );
     return reply === null ? undefined : toAccount(fieldsOf(reply));
   }
@@ -210,11 +213,13 @@ export class RedisStore implements Store {
   findSession(digest: string): Promise<Session | undefined> { return this.#credentials.findSession(digest); }
   extendSession(digest: string, expiresAt: number): Promise<void> { return this.#credentials.extendSession(digest, expiresAt); }
   deleteSession(digest: string): Promise<void> { return this.#credentials.deleteSession(digest); }
+  deleteAccountSessions(accountId: string, keepDigest?: string): Promise<number> { return this.#credentials.deleteAccountSessions(accountId, keepDigest); }
   countAttempt(name: string, windowMs: number): Promise<AttemptWindow> { return this.#credentials.countAttempt(name, windowMs); }
   findAttempts(name: string): Promise<AttemptWindow | undefined> { return this.#credentials.findAttempts(name); }
   clearAttempts(name: string): Promise<void> { return this.#credentials.clearAttempts(name); }
   saveToken(token: OneTimeToken): Promise<void> { return this.#credentials.saveToken(token); }
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> { return this.#credentials.takeToken(digest, kind); }
+  findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> { return this.#credentials.findToken(digest, kind); }
 
   async close(): Promise<void> {
     await closeRedis(this.client);

@@ -64,6 +64,14 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (kind, digest)
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX tokens_by_expiry ON tokens (expires_at);`,
+  // 4: an account's sessions, to end them all (password change, sign out everywhere)
+  'CREATE INDEX sessions_by_account ON sessions (account_id);',
+  // 5: each account's mailbox (email.ts mailboxOf, here in SQL for the accounts made before), for
+  // one account per mailbox at sign-up. Not UNIQUE: accounts made before may share one.
+  `ALTER TABLE accounts ADD COLUMN mailbox TEXT NOT NULL DEFAULT '';
+   UPDATE accounts SET mailbox = CASE WHEN instr(email, '+') BETWEEN 2 AND instr(email, '@') - 1
+     THEN substr(email, 1, instr(email, '+') - 1) || substr(email, instr(email, '@')) ELSE email END;
+   CREATE INDEX accounts_by_mailbox ON accounts (mailbox);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

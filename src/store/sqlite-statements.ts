@@ -11,7 +11,7 @@ export function prepareStatements(db: DatabaseSync) {
     insertSecret: sql('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
     selectSecret: sql('SELECT value FROM meta WHERE name = ?'),
     countAccounts: sql('SELECT count(*) AS n FROM accounts'),
-    insertAccount: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', ?, ?)
+    insertAccount: sql(`INSERT INTO accounts (id, email, mailbox, status, is_admin, created_at) VALUES (?, ?, ?, 'active', ?, ?)
                         ON CONFLICT (email) DO NOTHING`),
     accountByEmail: sql('SELECT * FROM accounts WHERE email = ?'),
     accountById: sql('SELECT * FROM accounts WHERE id = ?'),
@@ -28,6 +28,7 @@ export function prepareStatements(db: DatabaseSync) {
     countActiveKeys: sql('SELECT count(*) AS n FROM keys WHERE account_id = ? AND revoked_at IS NULL'),
     insertToken: sql('INSERT INTO tokens (digest, kind, payload, expires_at) VALUES (?, ?, ?, ?)'),
     takeToken: sql('DELETE FROM tokens WHERE digest = ? AND kind = ? RETURNING payload, expires_at'),
+    tokenByDigest: sql('SELECT payload, expires_at FROM tokens WHERE digest = ? AND kind = ? AND expires_at > ?'),
     deleteExpiredTokens: sql('DELETE FROM tokens WHERE expires_at <= ?'),
     revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
     markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),
@@ -40,14 +41,16 @@ export function prepareStatements(db: DatabaseSync) {
                      ORDER BY day, key_id`),
     allAccounts: sql('SELECT * FROM accounts ORDER BY created_at, rowid'),
     accountPage: sql('SELECT * FROM accounts ORDER BY created_at, rowid LIMIT ? OFFSET ?'),
-    insertAccountOnce: sql(`INSERT INTO accounts (id, email, status, is_admin, created_at) VALUES (?, ?, 'active', 0, ?)
+    insertAccountOnce: sql(`INSERT INTO accounts (id, email, mailbox, status, is_admin, created_at) VALUES (?, ?, ?, 'active', 0, ?)
                             ON CONFLICT (email) DO NOTHING RETURNING *`),
+    mailboxTaken: sql('SELECT 1 AS taken FROM accounts WHERE mailbox = ? LIMIT 1'),
     upsertPassword: sql('INSERT INTO passwords (account_id, hash) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash'),
     passwordOf: sql('SELECT hash FROM passwords WHERE account_id = ?'),
     insertSession: sql('INSERT INTO sessions (digest, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
     sessionByDigest: sql('SELECT * FROM sessions WHERE digest = ? AND expires_at > ?'),
     extendSession: sql('UPDATE sessions SET expires_at = ? WHERE digest = ?'),
     deleteSession: sql('DELETE FROM sessions WHERE digest = ?'),
+    deleteAccountSessions: sql('DELETE FROM sessions WHERE account_id = ? AND digest != ?'),
     deleteExpiredSessions: sql('DELETE FROM sessions WHERE expires_at <= ?'),
     countAttempt: sql(`INSERT INTO attempts (name, count, reset_at) VALUES (:name, 1, :resetAt)
                        ON CONFLICT (name) DO UPDATE SET

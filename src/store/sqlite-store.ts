@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { isPlausibleEmail, normaliseEmail } from './email.ts';
+import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { migrate } from './sqlite-schema.ts';
 import { toAccount, toAttempts, toKey, toSession, toUsage } from './sqlite-rows.ts';
@@ -71,7 +71,7 @@ export class SqliteStore implements Store {
   async createAccount(email: string, options: { isAdmin?: boolean } = {}): Promise<Account> {
     if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
     const normalised = normaliseEmail(email);
-    this.#sql.insertAccount.run(newId('acct_'), normalised, options.isAdmin ? 1 : 0, Date.now());
+    this.#sql.insertAccount.run(newId('acct_'), normalised, mailboxOf(normalised), options.isAdmin ? 1 : 0, Date.now());
     const row = this.#sql.accountByEmail.get(normalised);
     if (row === undefined) throw new Error('account vanished after insert');
     return toAccount(row);
@@ -161,9 +161,12 @@ export class SqliteStore implements Store {
 
   async createAccountWithPassword(email: string, passwordHash: string): Promise<Account | undefined> {
     if (!isPlausibleEmail(email)) throw new RangeError('invalid email address');
+    const normalised = normaliseEmail(email);
+    const mailbox = mailboxOf(normalised);
     let account: Account | undefined;
     this.#transaction(() => {
-      const row = this.#sql.insertAccountOnce.get(newId('acct_'), normaliseEmail(email), Date.now());
+      if (this.#sql.mailboxTaken.get(mailbox) !== undefined) return;
+      const row = this.#sql.insertAccountOnce.get(newId('acct_'), normalised, mailbox, Date.now());
       if (row === undefined) return;
       account = toAccount(row);
       this.#sql.upsertPassword.run(account.id, passwordHash);
@@ -213,6 +216,10 @@ export class SqliteStore implements Store {
     this.#sql.deleteSession.run(digest);
   }
 
+  async deleteAccountSessions(accountId: string, keepDigest = ''): Promise<number> {
+    return Number(this.#sql.deleteAccountSessions.run(accountId, keepDigest).changes);
+  }
+
   async countAttempt(name: string, windowMs: number): Promise<AttemptWindow> {
     this.#cleanUp();
     const now = Date.now();
@@ -233,6 +240,11 @@ export class SqliteStore implements Store {
   async saveToken(token: OneTimeToken): Promise<void> {
     this.#cleanUp();
     this.#sql.insertToken.run(token.digest, token.kind, token.payload, token.expiresAt);
+  }
+
+  async findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> {
+    const row = this.#sql.tokenByDigest.get(digest, kind, Date.now());
+    return row && Object.freeze({ digest, kind, payload: String(row['payload']), expiresAt: Number(row['expires_at']) });
   }
 
   async takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> {

@@ -141,7 +141,10 @@ export interface Store {
   usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
 
   // Dashboard credentials. A password hash is an opaque string (see dashboard/password-hasher.ts).
-  /** Creates an account with a password; undefined when the email is taken (the taken account is untouched). */
+  /**
+   * Creates an account with a password; undefined when an account has the same mailbox (email.ts
+   * mailboxOf: `a+x@example.com` takes `a@example.com` and `a+y@example.com`), which is untouched.
+   */
   createAccountWithPassword(email: string, passwordHash: string): Promise<Account | undefined>;
   /** The account's password hash; undefined when it has none (made by the CLI) or does not exist. */
   findPasswordHash(accountId: string): Promise<string | undefined>;
@@ -160,6 +163,8 @@ export interface Store {
   /** Moves the expiry (idle timeout); does nothing for a session that is gone. */
   extendSession(digest: string, expiresAt: number): Promise<void>;
   deleteSession(digest: string): Promise<void>;
+  /** Ends every session of the account but `keepDigest` (the one asking, when given); returns how many ended. */
+  deleteAccountSessions(accountId: string, keepDigest?: string): Promise<number>;
 
   /** Counts one attempt under `name`; a new window of `windowMs` starts with the first attempt after the last one ended. */
   countAttempt(name: string, windowMs: number): Promise<AttemptWindow>;
@@ -168,6 +173,8 @@ export interface Store {
   clearAttempts(name: string): Promise<void>;
 
   saveToken(token: OneTimeToken): Promise<void>;
+  /** The token, left in place; undefined when unknown or expired. */
+  findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined>;
   /** Deletes the token and returns its payload, at most once; undefined when unknown or expired. */
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined>;
 

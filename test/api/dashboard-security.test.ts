@@ -82,6 +82,49 @@ describe('sessions', () => {
   });
 });
 
+describe('ending sessions (issue 33)', () => {
+  const NEW_PASSWORD = 'a brand new passphrase';
+
+  it('a password change ends every other session of the account; the changer’s own stays', async () => {
+    const changer = await signedUp('changer@example.com');
+    const thief = newClient();
+    expect((await thief.signIn('changer@example.com')).status).toBe(200);
+    const bystander = await signedUp('bystander@example.com');
+
+    const wrong = await changer.call('POST', '/dashboard/api/password', { currentPassword: 'not the password at all', newPassword: NEW_PASSWORD });
+    expect(wrong).toMatchObject({ status: 401, body: { error: { code: 'invalid_credentials' } } });
+    const weak = await changer.call('POST', '/dashboard/api/password', { currentPassword: 'correct horse battery', newPassword: 'short' });
+    expect(weak).toMatchObject({ status: 400, body: { error: { code: 'invalid_value', param: 'newPassword' } } });
+    expect((await thief.call('GET', '/dashboard/api/me')).status).toBe(200);
+
+    const changed = await changer.call('POST', '/dashboard/api/password', { currentPassword: 'correct horse battery', newPassword: NEW_PASSWORD });
+    expect(changed).toMatchObject({ status: 200, body: { ended: 1 } });
+    expect((await thief.call('GET', '/dashboard/api/me')).status).toBe(401);
+    expect((await changer.call('GET', '/dashboard/api/me')).status).toBe(200);
+    expect((await bystander.call('GET', '/dashboard/api/me')).status).toBe(200);
+    expect((await newClient().signIn('changer@example.com')).status).toBe(401);
+    expect((await newClient().signIn('changer@example.com', NEW_PASSWORD)).status).toBe(200);
+  });
+
+  it('a password change needs the CSRF token', async () => {
+    const client = await signedUp('csrf-change@example.com');
+    client.csrfToken = '';
+    const answer = await client.call('POST', '/dashboard/api/password', { currentPassword: 'correct horse battery', newPassword: NEW_PASSWORD });
+    expect(answer).toMatchObject({ status: 403, body: { error: { code: 'csrf_failed' } } });
+    expect((await newClient().signIn('csrf-change@example.com')).status).toBe(200);
+  });
+
+  it('“sign out everywhere else” ends every other session and keeps this one', async () => {
+    const here = await signedUp('everywhere@example.com');
+    const elsewhere = [newClient(), newClient()];
+    for (const client of elsewhere) expect((await client.signIn('everywhere@example.com')).status).toBe(200);
+    const ended = await here.call('POST', '/dashboard/api/sessions/end-others');
+    expect(ended).toMatchObject({ status: 200, body: { ended: 2 } });
+    for (const client of elsewhere) expect((await client.call('GET', '/dashboard/api/me')).status).toBe(401);
+    expect((await here.call('GET', '/dashboard/api/me')).status).toBe(200);
+  });
+});
+
 describe('CSRF', () => {
   it('refuses a cross-site POST with 403, and nothing changes', async () => {
     const client = await signedUp('csrf@example.com');

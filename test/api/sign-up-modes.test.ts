@@ -10,6 +10,7 @@ import { DashboardClient } from '../helpers/dashboard-client.ts';
 import { FAST_TEST_CONFIG, type TestGateway, startGateway } from '../helpers/gateway.ts';
 
 const PASSWORD = 'correct horse battery';
+const CHOSEN = 'chosen on the confirmation page';
 
 describe('open sign-up (the default)', () => {
   let gateway: TestGateway;
@@ -31,6 +32,37 @@ describe('open sign-up (the default)', () => {
     const other = new DashboardClient(gateway.origin, '127.0.0.31');
     expect((await other.signUp('open6@example.com', PASSWORD)).status).toBe(200);
     await Promise.all([one.close(), other.close()]);
+  });
+});
+
+describe('one account per mailbox (issue 33)', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway();
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('refuses an address a mailer would read as several, or as a name and an address', async () => {
+    const client = new DashboardClient(gateway.origin, '127.0.0.33');
+    for (const email of ['one<me@example.com>', 'two <me@example.com>', 'x,me@example.com', '"me"@example.com', 'me(x)@example.com']) {
+      expect(await client.signUp(email, PASSWORD), email).toMatchObject({ status: 400, body: { error: { code: 'invalid_value', param: 'email' } } });
+    }
+    expect(await gateway.app.store.countAccounts()).toBe(0);
+    await client.close();
+  });
+
+  it('refuses a second account for one mailbox: a +tag or letter case does not make another', async () => {
+    const client = new DashboardClient(gateway.origin, '127.0.0.34');
+    expect((await client.signUp('me+first@example.com', PASSWORD)).status).toBe(200);
+    for (const email of ['me@example.com', 'ME+second@Example.com']) {
+      expect(await client.signUp(email, PASSWORD), email).toMatchObject({ status: 400, body: { error: { code: 'email_unavailable' } } });
+    }
+    expect((await new DashboardClient(gateway.origin).signIn('me+first@example.com', PASSWORD)).status).toBe(200);
+    await client.close();
   });
 });
 
@@ -113,8 +145,13 @@ describe('email sign-up', () => {
     return new URL(link);
   }
 
-  it('makes the account only when the mailed link is followed; the link works once', async () => {
+  function tokenOf(link: URL): string {
+    return new URLSearchParams(link.hash.slice(1)).get('token') ?? '';
+  }
+
+  it('makes the account only when the mailed link is followed, with the password chosen there; the link works once', async () => {
     const client = new DashboardClient(gateway.origin);
+    // A password sent with the sign-up is not used: whoever started it does not set the account's.
     const answer = await client.signUp('mailed@example.com', PASSWORD);
     expect(answer).toMatchObject({ status: 200, body: { verificationSent: true } });
     expect(client.cookie).toBe('');
@@ -124,24 +161,49 @@ describe('email sign-up', () => {
     const page = await fetch(`${gateway.origin}${link.pathname}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
-    const token = new URLSearchParams(link.hash.slice(1)).get('token');
-    const verified = await client.call('POST', '/dashboard/api/verify', { token });
+    const token = tokenOf(link);
+    expect(await client.call('POST', '/dashboard/api/verify/check', { token })).toMatchObject({ status: 200, body: { email: 'mailed@example.com' } });
+    const weak = await client.call('POST', '/dashboard/api/verify', { token, password: 'short' });
+    expect(weak).toMatchObject({ status: 400, body: { error: { code: 'invalid_value', param: 'password' } } });
+    const verified = await client.call('POST', '/dashboard/api/verify', { token, password: CHOSEN });
     expect(verified.status).toBe(200);
     expect(verified.body.account.email).toBe('mailed@example.com');
     expect((await client.call('GET', '/dashboard/api/me')).status).toBe(200);
-    expect((await new DashboardClient(gateway.origin).signIn('mailed@example.com', PASSWORD)).status).toBe(200);
+    expect((await new DashboardClient(gateway.origin).signIn('mailed@example.com', PASSWORD)).status).toBe(401);
+    expect((await new DashboardClient(gateway.origin).signIn('mailed@example.com', CHOSEN)).status).toBe(200);
 
-    const again = await new DashboardClient(gateway.origin).call('POST', '/dashboard/api/verify', { token });
+    const again = await new DashboardClient(gateway.origin).call('POST', '/dashboard/api/verify', { token, password: CHOSEN });
     expect(again).toMatchObject({ status: 400, body: { error: { code: 'invalid_link' } } });
-    expect((await client.call('POST', '/dashboard/api/verify', { token: 'A'.repeat(43) })).status).toBe(400);
+    expect((await client.call('POST', '/dashboard/api/verify/check', { token })).status).toBe(400);
+    expect((await client.call('POST', '/dashboard/api/verify', { token: 'A'.repeat(43), password: CHOSEN })).status).toBe(400);
+  });
+
+  it('a link someone else sent neither signs a signed-in person out nor into their account without a password chosen', async () => {
+    const victim = new DashboardClient(gateway.origin);
+    expect((await victim.signIn('mailed@example.com', CHOSEN)).status).toBe(200);
+    expect((await new DashboardClient(gateway.origin).signUp('attacker@example.com')).status).toBe(200);
+    const token = tokenOf(linkTo('attacker@example.com'));
+    // What the page used to post on its own as soon as it opened.
+    const posted = await victim.call('POST', '/dashboard/api/verify', { token });
+    expect(posted).toMatchObject({ status: 400, body: { error: { code: 'missing_required_parameter', param: 'password' } } });
+    expect((await victim.call('GET', '/dashboard/api/me')).body.account.email).toBe('mailed@example.com');
+    expect(await gateway.app.store.findAccountByEmail('attacker@example.com')).toBeUndefined();
+    expect((await victim.call('POST', '/dashboard/api/verify/check', { token })).body.email).toBe('attacker@example.com');
   });
 
   it('answers a sign-up for a taken address the same way, and its link says the address is taken', async () => {
-    const answer = await new DashboardClient(gateway.origin).signUp('mailed@example.com', 'another long password');
-    expect(answer).toMatchObject({ status: 200, body: { verificationSent: true } });
-    const token = new URLSearchParams(linkTo('mailed@example.com').hash.slice(1)).get('token');
-    const verified = await new DashboardClient(gateway.origin).call('POST', '/dashboard/api/verify', { token });
+    const taken = await new DashboardClient(gateway.origin).signUp('mailed@example.com');
+    const fresh = await new DashboardClient(gateway.origin).signUp('fresh@example.com');
+    expect(taken.status).toBe(200);
+    expect(taken.body).toEqual(fresh.body);
+    const token = tokenOf(linkTo('mailed@example.com'));
+    const verified = await new DashboardClient(gateway.origin).call('POST', '/dashboard/api/verify', { token, password: 'another long password' });
     expect(verified).toMatchObject({ status: 400, body: { error: { code: 'email_unavailable' } } });
+    expect((await new DashboardClient(gateway.origin).signIn('mailed@example.com', CHOSEN)).status).toBe(200);
+  });
+
+  it('tells the page the mode, so it asks for no password at sign-up', async () => {
+    expect(await new DashboardClient(gateway.origin).call('GET', '/dashboard/api/sign-up')).toMatchObject({ status: 200, body: { mode: 'email' } });
   });
 });
 
@@ -198,5 +260,27 @@ describe('invite-only sign-up', () => {
     expect(reused).toMatchObject({ status: 403, body: { error: { code: 'invite_required' } } });
     // A non-admin cannot make invites.
     expect((await guest.call('POST', '/dashboard/api/admin/invites', {})).status).toBe(403);
+  });
+
+  it('answers a made-up invite the same for a registered address as for an unknown one', async () => {
+    const madeUp = 'B'.repeat(43);
+    const client = new DashboardClient(gateway.origin, '127.0.0.50');
+    const registered = await client.call('POST', '/dashboard/api/sign-up', { email: 'boss@example.com', password: PASSWORD, invite: madeUp });
+    const unknown = await client.call('POST', '/dashboard/api/sign-up', { email: 'nobody@example.com', password: PASSWORD, invite: madeUp });
+    expect(registered).toMatchObject({ status: 403, body: { error: { code: 'invite_required' } } });
+    expect(unknown.status).toBe(registered.status);
+    expect(unknown.body).toEqual(registered.body);
+    await client.close();
+  });
+
+  it('keeps an invite usable when its account cannot be made', async () => {
+    const admin = new DashboardClient(gateway.origin);
+    expect((await admin.signIn('boss@example.com', PASSWORD)).status).toBe(200);
+    const { body: { invite } } = await admin.call('POST', '/dashboard/api/admin/invites', {});
+    const client = new DashboardClient(gateway.origin, '127.0.0.51');
+    const taken = await client.call('POST', '/dashboard/api/sign-up', { email: 'Boss+again@example.com', password: PASSWORD, invite });
+    expect(taken).toMatchObject({ status: 400, body: { error: { code: 'email_unavailable' } } });
+    expect((await client.call('POST', '/dashboard/api/sign-up', { email: 'second@example.com', password: PASSWORD, invite })).status).toBe(200);
+    await client.close();
   });
 });

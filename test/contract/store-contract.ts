@@ -66,7 +66,12 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       });
 
       it('rejects implausible emails', async () => {
-        for (const bad of ['', '   ', 'alice', 'alice@', '@example.com', 'a b@example.com', 'alice@.com', 'alice@example.', 'a@b@example.com']) {
+        for (const bad of [
+          '', '   ', 'alice', 'alice@', '@example.com', 'a b@example.com', 'alice@.com', 'alice@example.', 'a@b@example.com',
+          // What a mailer reads as a display name, a list, a comment or a quoted local part (issue 33).
+          'one<me@example.com>', 'two <me@example.com>', 'Me <me@example.com>', 'x,me@example.com', 'me@example.com, you@example.com',
+          'me@example.com;you@example.com', '"me"@example.com', 'me(comment)@example.com', 'group:me@example.com', 'a..b@example.com',
+        ]) {
           await expect(store.createAccount(bad), bad).rejects.toThrow(RangeError);
         }
         expect(await store.countAccounts()).toBe(0);
@@ -233,7 +238,28 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       });
 
       it('rejects implausible emails', async () => {
-        await expect(store.createAccountWithPassword('not-an-email', 'hash')).rejects.toThrow(RangeError);
+        for (const bad of ['not-an-email', 'one<me@example.com>', 'x,me@example.com', '"me"@example.com']) {
+          await expect(store.createAccountWithPassword(bad, 'hash'), bad).rejects.toThrow(RangeError);
+        }
+        expect(await store.countAccounts()).toBe(0);
+      });
+
+      it('allows one account per mailbox: a +tag or letter case does not make another', async () => {
+        const ana = await store.createAccountWithPassword('ana@example.com', 'hash');
+        for (const again of ['Ana+two@Example.com', 'ana+one@example.com', 'ANA@EXAMPLE.COM']) {
+          expect(await store.createAccountWithPassword(again, 'other'), again).toBeUndefined();
+        }
+        const tagged = await store.createAccountWithPassword('bob+munja@example.com', 'hash');
+        expect(tagged?.email).toBe('bob+munja@example.com');
+        expect(await store.createAccountWithPassword('bob@example.com', 'other')).toBeUndefined();
+        expect(await store.createAccountWithPassword('bob+other@example.com', 'other')).toBeUndefined();
+        await store.createAccount('ops+cli@example.com');
+        expect(await store.createAccountWithPassword('ops@example.com', 'other')).toBeUndefined();
+        // A local part that starts with + is a mailbox of its own; other domains are other mailboxes.
+        expect(await store.createAccountWithPassword('+ana@example.com', 'hash')).toBeDefined();
+        expect(await store.createAccountWithPassword('ana@example.org', 'hash')).toBeDefined();
+        expect(await store.findPasswordHash(ana!.id)).toBe('hash');
+        expect(await store.countAccounts()).toBe(5);
       });
 
       it('sets and replaces a password only for an existing account', async () => {
@@ -297,6 +323,36 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         await expect(store.deleteSession(session.digest)).resolves.toBeUndefined();
       });
 
+      it('ends every session of one account, or every one but the one kept', async () => {
+        const [alice, bob] = [await store.createAccount('alice@example.com'), await store.createAccount('bob@example.com')];
+        const now = Date.now();
+        const open = (accountId: string) => ({ digest: digest(), accountId, createdAt: now, expiresAt: now + 60_000 });
+        const [kept, other, extended, bobs] = [open(alice.id), open(alice.id), open(alice.id), open(bob.id)];
+        for (const session of [kept, other, extended, bobs]) await store.createSession(session);
+        await store.extendSession(extended.digest, now + 120_000);
+        expect(await store.deleteAccountSessions(alice.id, kept.digest)).toBe(2);
+        expect(await store.findSession(other.digest)).toBeUndefined();
+        expect(await store.findSession(extended.digest)).toBeUndefined();
+        expect(await store.findSession(kept.digest)).toEqual(kept);
+        expect(await store.findSession(bobs.digest)).toEqual(bobs);
+        expect(await store.deleteAccountSessions(alice.id)).toBe(1);
+        expect(await store.findSession(kept.digest)).toBeUndefined();
+        expect(await store.deleteAccountSessions(alice.id)).toBe(0);
+      });
+
+      it('ends every session of an account that signed in many times', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const now = Date.now();
+        const sessions = Array.from({ length: 40 }, () => ({ digest: digest(), accountId: account.id, createdAt: now, expiresAt: now + 60_000 }));
+        for (const session of sessions) {
+          await store.createSession(session);
+          // Signed out again, except the last ten.
+          if (sessions.indexOf(session) < 30) await store.deleteSession(session.digest);
+        }
+        expect(await store.deleteAccountSessions(account.id)).toBe(10);
+        for (const session of sessions) expect(await store.findSession(session.digest)).toBeUndefined();
+      });
+
       it('does not find an expired session', async () => {
         const account = await store.createAccount('a@example.com');
         const now = Date.now();
@@ -342,6 +398,25 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         await store.saveToken({ digest, kind: 'verify', payload: '{}', expiresAt: Date.now() + 50 });
         await new Promise((resolve) => setTimeout(resolve, 100));
         expect(await store.takeToken(digest, 'verify')).toBeUndefined();
+      });
+    });
+
+    describe('single-use tokens, looked at before use', () => {
+      it('finds a token without using it, for its kind only, and not after it expires', async () => {
+        const digest = 'cd'.repeat(32);
+        const token = { digest, kind: 'invite', payload: '{"by":"acct_x"}', expiresAt: Date.now() + 60_000 } as const;
+        await store.saveToken(token);
+        expect(await store.findToken(digest, 'invite')).toEqual(token);
+        expect(await store.findToken(digest, 'invite')).toEqual(token);
+        expect(await store.findToken(digest, 'verify')).toBeUndefined();
+        expect(await store.takeToken(digest, 'invite')).toBe(token.payload);
+        expect(await store.findToken(digest, 'invite')).toBeUndefined();
+        // Saved again (an invite given back when its account could not be made), it works again.
+        await store.saveToken(token);
+        expect(await store.takeToken(digest, 'invite')).toBe(token.payload);
+        await store.saveToken({ ...token, expiresAt: Date.now() + 50 });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(await store.findToken(digest, 'invite')).toBeUndefined();
       });
     });
 

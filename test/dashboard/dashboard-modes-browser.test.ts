@@ -1,12 +1,14 @@
 // The dashboard pages in Chromium with the issue 20 changes: the key list comes a page at a time,
-// email sign-up ends at the mailed link (from a real SMTP server), and an admin's invite link signs
+// email sign-up ends at the mailed link (from a real SMTP server), whose page asks for the password, and an admin's invite link signs
 // a new account up where sign-up needs an invite.
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/dashboard/password-hasher.ts';
 import { type TestBrowser, launchBrowser, processesUsing } from '../helpers/browser.ts';
+import { DashboardClient } from '../helpers/dashboard-client.ts';
 import { PASSWORD, signUp } from '../helpers/dashboard-pages.ts';
 import { FAST_TEST_CONFIG, type TestGateway, startGateway } from '../helpers/gateway.ts';
 
@@ -84,20 +86,43 @@ describe('email and invite sign-up in Chromium', { timeout: 60_000 }, () => {
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
   });
 
-  it('says to check the mail, and the mailed link finishes the sign-up', async () => {
-    const page = await browser.context.newPage();
+  const lastLink = () => new URL(/https:\/\/munja\.example\/dashboard\/verify#token=[A-Za-z0-9_-]+/.exec(mails.at(-1) ?? '')![0]);
+
+  async function signUpByMail(page: Page, email: string): Promise<URL> {
     await page.goto(`${gateway.origin}/dashboard/sign-up`);
-    await page.getByLabel('Email').fill('mailed@example.com');
-    await page.getByLabel('Password').fill(PASSWORD);
+    // In email mode the sign-up form asks for the address only.
+    await page.getByText('you choose your password on the page it opens').waitFor();
+    expect(await page.getByLabel('Password').count()).toBe(0);
+    await page.getByLabel('Email').fill(email);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByText('Check your email.').waitFor();
-    const link = new URL(/https:\/\/munja\.example\/dashboard\/verify#token=[A-Za-z0-9_-]+/.exec(mails.at(-1) ?? '')![0]);
+    return lastLink();
+  }
+
+  it('says to check the mail, and the mailed link’s page asks for the password and finishes the sign-up', async () => {
+    const page = await browser.context.newPage();
+    const link = await signUpByMail(page, 'mailed@example.com');
     // The link's page and fragment, on this test's origin.
     await page.goto(`${gateway.origin}${link.pathname}${link.hash}`);
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByText('This link confirms mailed@example.com').waitFor();
     expect(new URL(page.url()).hash).toBe('');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account and sign in' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.goto(`${gateway.origin}${link.pathname}${link.hash}`); // a second time
-    await page.getByRole('heading', { name: 'API keys' }).waitFor(); // still signed in: the page does not post it again
+    await page.getByText('This link is not valid').waitFor();
+    expect(await page.evaluate(async () => (await (await fetch('/dashboard/api/me')).json()).account.email)).toBe('mailed@example.com');
+    await page.close();
+  });
+
+  it('a link someone else sent leaves a signed-in person in their account until they choose to go on', async () => {
+    const page = await browser.context.newPage();
+    expect((await new DashboardClient(gateway.origin).signUp('stranger@example.com')).status).toBe(200);
+    const link = lastLink();
+    await page.goto(`${gateway.origin}${link.pathname}${link.hash}`);
+    await page.getByText('You are signed in as mailed@example.com').waitFor();
+    expect(await page.evaluate(async () => (await (await fetch('/dashboard/api/me')).json()).account.email)).toBe('mailed@example.com');
+    expect(await gateway.app.store.findAccountByEmail('stranger@example.com')).toBeUndefined();
     await page.close();
   });
 

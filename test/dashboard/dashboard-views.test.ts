@@ -3,7 +3,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type TestBrowser, launchBrowser, processesUsing } from '../helpers/browser.ts';
-import { createKeyOnPage, signUp } from '../helpers/dashboard-pages.ts';
+import { PASSWORD, createKeyOnPage, signUp } from '../helpers/dashboard-pages.ts';
+import { DashboardClient } from '../helpers/dashboard-client.ts';
 import { type TestGateway, startGateway } from '../helpers/gateway.ts';
 
 const PHONE = { width: 390, height: 844 };
@@ -83,6 +84,28 @@ describe('dashboard views in Chromium', { timeout: 60_000 }, () => {
     expect(tiles).toEqual(['22', '450', '1,950']);
     await page.locator('#fleet-account').selectOption({ label: 'other@example.com' });
     expect(await page.locator(`svg.chart g[data-day="${today}"]`).getAttribute('data-total')).toBe('5');
+    await page.close();
+  });
+
+  it('the account page changes the password and signs out every other session, this one staying', async () => {
+    const page = await browser.context.newPage();
+    await signUp(page, gateway.origin, 'careful@example.com');
+    const elsewhere = new DashboardClient(gateway.origin);
+    expect((await elsewhere.signIn('careful@example.com', PASSWORD)).status).toBe(200);
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
+
+    await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+    await page.getByText('One other session was signed out.').waitFor();
+    expect((await elsewhere.call('GET', '/dashboard/api/me')).status).toBe(401);
+
+    expect((await elsewhere.signIn('careful@example.com', PASSWORD)).status).toBe(200);
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed. One other session was signed out.').waitFor();
+    expect((await elsewhere.call('GET', '/dashboard/api/me')).status).toBe(401);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
     await page.close();
   });
 

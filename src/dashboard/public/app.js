@@ -2,6 +2,7 @@
 // Links marked data-nav change the view without reloading; the back button works.
 import { ApiError, api, setCsrfToken } from './api.js';
 import { announce, h, replaceChildren } from './dom.js';
+import { renderAccount } from './view-account.js';
 import { renderAdmin } from './view-admin.js';
 import { renderFleetUsage } from './view-fleet.js';
 import { renderKeys } from './view-keys.js';
@@ -14,6 +15,7 @@ const VIEWS = {
   keys: { title: 'API keys', render: renderKeys },
   usage: { title: 'Usage', render: renderUsage },
   quickstart: { title: 'Quickstart', render: renderQuickstart },
+  account: { title: 'Account', render: renderAccount },
   admin: { title: 'Accounts', render: renderAdmin, adminOnly: true },
   'service-usage': { title: 'Service usage', render: renderFleetUsage, adminOnly: true },
 };
@@ -83,10 +85,11 @@ async function route() {
   try {
     if (!sessionKnown) await loadSession();
     if (page in PUBLIC_VIEWS) {
-      if (session !== null) return navigate('/dashboard/keys', { replace: true });
+      // A confirmation link opens its page even when signed in: that page says what it would change.
+      if (session !== null && page !== 'verify') return navigate('/dashboard/keys', { replace: true });
       renderNav(page);
       document.title = `${PUBLIC_VIEWS[page]} · Munja`;
-      replaceChildren(main, page === 'verify' ? renderVerify({ signedIn }) : renderSignIn({ mode: page, signedIn, navigate }));
+      replaceChildren(main, page === 'verify' ? renderVerify({ session, signedIn }) : renderSignIn({ mode: page, signedIn, navigate }));
     } else if (session === null) {
       return navigate('/dashboard/sign-in', { replace: true });
     } else {

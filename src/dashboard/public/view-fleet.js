@@ -1,9 +1,10 @@
-// Admins: usage of the whole service over the last 30 days, per day (all accounts or one) and per
-// account, from the same counters as each account's own Usage page.
+// Admins: usage of the service over the last 30 days, per day (all accounts of the page or one) and
+// per account, from the same counters as each account's own Usage page, a page of accounts at a
+// time (the API answers one page: there may be very many accounts).
 import { api } from './api.js';
 import { formatNumber, h, replaceChildren } from './dom.js';
 import { usageChart } from './view-usage.js';
-import { alertBox } from './widgets.js';
+import { alertBox, pagePath, pager } from './widgets.js';
 
 function tile(label, value) {
   return h('div', { class: 'tile' }, h('div', { class: 'tile-label' }, label), h('div', { class: 'tile-value' }, formatNumber(value)));
@@ -43,7 +44,7 @@ function controls(accounts, onChange) {
     ['requests', 'tokens'].map((value, i) => h('label', null,
       h('input', { type: 'radio', name: 'metric', value, checked: i === 0, onchange: onChange }), value === 'requests' ? 'Requests' : 'Tokens')));
   const account = h('select', { id: 'fleet-account', name: 'account', onchange: onChange },
-    h('option', { value: '' }, 'All accounts'),
+    h('option', { value: '' }, 'All accounts on this page'),
     accounts.map((a) => h('option', { value: a.id }, a.email)));
   return h('form', { class: 'chart-controls', onsubmit: (e) => e.preventDefault() }, metric,
     h('div', { class: 'field inline' }, h('label', { for: 'fleet-account' }, 'Account'), account));
@@ -52,9 +53,9 @@ function controls(accounts, onChange) {
 export function renderFleetUsage() {
   const body = h('div', { class: 'stack-lg', 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'Loading usage…'));
 
-  async function load() {
+  async function load(offset = 0) {
     try {
-      const { days, accounts, rows } = await api.get('admin/usage');
+      const { days, accounts, rows, total, pageSize } = await api.get(pagePath('admin/usage', offset));
       const chartSlot = h('div', { class: 'chart-slot' });
       const form = controls(accounts, draw);
       function draw() {
@@ -66,6 +67,7 @@ export function renderFleetUsage() {
       const sum = (pick) => rows.reduce((total, row) => total + pick(row), 0);
       body.removeAttribute('aria-busy');
       replaceChildren(body,
+        pager({ offset, pageSize, total, noun: 'Accounts', onPage: (next) => load(next), labels: ['Earlier', 'Later'] }),
         h('div', { class: 'tiles' },
           tile('Requests', sum((r) => r.requests)),
           tile('Prompt tokens', sum((r) => r.promptTokens)),
@@ -82,6 +84,6 @@ export function renderFleetUsage() {
   return h('div', { class: 'stack-lg' },
     h('div', { class: 'page-head' },
       h('h1', { tabindex: -1 }, 'Service usage'),
-      h('p', { class: 'muted' }, 'Requests and tokens per day over the last 30 days (UTC) for every account on this Munja.')),
+      h('p', { class: 'muted' }, 'Requests and tokens per day over the last 30 days (UTC) for the accounts on this Munja, a page of accounts at a time, oldest first.')),
     body);
 }

@@ -1,7 +1,7 @@
 // Sign in and sign up: one form, two modes. Errors are shown as the API words them; a wrong
 // password and an unknown email read the same. Sign-up sends the invite of an invite link
-// (/dashboard/sign-up#invite=…), and where the operator asks for a confirmed email address the
-// page then says to follow the mailed link.
+// (/dashboard/sign-up#invite=…). Where the operator asks for a confirmed email address, sign-up
+// takes the address only: the password is chosen on the page the mailed link opens.
 import { api } from './api.js';
 import { h } from './dom.js';
 import { alertBox, showFormError } from './widgets.js';
@@ -11,20 +11,26 @@ export function renderSignIn({ mode, signedIn }) {
   const invite = signingUp ? new URLSearchParams(location.hash.slice(1)).get('invite') : null;
   const errors = h('div', { class: 'form-errors' });
   const submit = h('button', { type: 'submit', class: 'button primary wide' }, signingUp ? 'Create account' : 'Sign in');
+  const passwordField = h('div', { class: 'field' },
+    h('label', { for: 'password' }, 'Password'),
+    h('input', {
+      id: 'password', name: 'password', type: 'password', required: true, maxlength: 128,
+      autocomplete: signingUp ? 'new-password' : 'current-password',
+      'aria-describedby': signingUp ? 'password-hint' : null, minlength: signingUp ? 10 : null,
+    }),
+    signingUp ? h('p', { id: 'password-hint', class: 'hint' }, 'At least 10 characters. A passphrase of a few words works well.') : null);
   const form = h('form', { class: 'stack', novalidate: true },
     h('div', { class: 'field' },
       h('label', { for: 'email' }, 'Email'),
       h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'username', required: true, maxlength: 254 })),
-    h('div', { class: 'field' },
-      h('label', { for: 'password' }, 'Password'),
-      h('input', {
-        id: 'password', name: 'password', type: 'password', required: true, maxlength: 128,
-        autocomplete: signingUp ? 'new-password' : 'current-password',
-        'aria-describedby': signingUp ? 'password-hint' : null, minlength: signingUp ? 10 : null,
-      }),
-      signingUp ? h('p', { id: 'password-hint', class: 'hint' }, 'At least 10 characters. A passphrase of a few words works well.') : null),
+    passwordField,
     errors,
     submit);
+  if (signingUp && !invite) {
+    void api.get('sign-up').then(({ mode }) => {
+      if (mode === 'email') passwordField.replaceWith(h('p', { class: 'hint' }, 'We mail you a link; you choose your password on the page it opens.'));
+    }, () => {});
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -32,11 +38,12 @@ export function renderSignIn({ mode, signedIn }) {
     submit.disabled = true;
     submit.textContent = signingUp ? 'Creating account…' : 'Signing in…';
     try {
-      const body = { email: data.get('email'), password: data.get('password'), ...(invite ? { invite } : {}) };
+      const password = form.contains(passwordField) ? { password: data.get('password') } : {};
+      const body = { email: data.get('email'), ...password, ...(invite ? { invite } : {}) };
       const answer = await api.post(signingUp ? 'sign-up' : 'sign-in', body);
       if (answer.verificationSent) {
         form.replaceWith(alertBox('note', h('strong', null, 'Check your email. '),
-          `We sent a link to ${body.email}. Open it within a day to finish creating your account.`));
+          `We sent a link to ${body.email}. Open it within a day to choose your password and finish creating your account.`));
         return;
       }
       signedIn(answer);

@@ -47,7 +47,7 @@ describe('SqliteStore', () => {
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
     expect(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
     expect(db.prepare('PRAGMA user_version').get()?.['user_version']).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(SCHEMA_VERSION).toBe(5);
     db.close();
   });
 
@@ -107,13 +107,31 @@ describe('SqliteStore', () => {
     await first.createKey(input);
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec('DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens; PRAGMA user_version = 1');
+    db.exec(`DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
+             DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 1`);
     db.close();
 
     const upgraded = openStore();
     expect((await upgraded.findKeyByDigest(input.digest))?.account).toEqual(account);
     expect(await upgraded.setPasswordHash(account.id, 'hash')).toBe(true);
     expect((await upgraded.countAttempt('ip:1', 1_000)).count).toBe(1);
+  });
+
+  it('indexes the mailboxes of accounts made before version 5, keeping accounts that share one', async () => {
+    const first = openStore();
+    const old = await first.createAccount('old+tag@example.com');
+    const twins = [await first.createAccount('twin+a@example.com'), await first.createAccount('twin+b@example.com')];
+    await first.close();
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    db.exec('DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4');
+    db.close();
+
+    const upgraded = openStore();
+    expect(await upgraded.findAccountByEmail('old+tag@example.com')).toEqual(old);
+    for (const twin of twins) expect(await upgraded.findAccountById(twin.id)).toEqual(twin);
+    expect(await upgraded.createAccountWithPassword('old@example.com', 'hash')).toBeUndefined();
+    expect(await upgraded.createAccountWithPassword('twin+c@example.com', 'hash')).toBeUndefined();
+    expect(await upgraded.createAccountWithPassword('new@example.com', 'hash')).toBeDefined();
   });
 
   it('refuses a database from a newer munja', async () => {
