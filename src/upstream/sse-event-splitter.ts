@@ -21,6 +21,8 @@ export class SseEventSplitter {
   /** The incomplete event's pieces, in order; empty when there is none. */
   #pieces: Buffer[] = [];
   #pendingBytes = 0;
+  /** The pending event's last OVERLAP bytes, as latin1: a terminator may begin there. */
+  #seam = '';
   #delimiter: string | null = null;
   /** An event outgrew the cap: nothing more is split. */
   overflowed = false;
@@ -52,6 +54,7 @@ export class SseEventSplitter {
       data = Buffer.concat(this.#pieces, this.#pendingBytes + chunk.length);
       this.#pieces = [];
       this.#pendingBytes = 0;
+      this.#seam = '';
     }
     const text = data.toString('latin1');
     // The first line ending decides the framing (vLLM, llama.cpp, OpenAI use \n; some use \r\n).
@@ -84,16 +87,14 @@ export class SseEventSplitter {
   #completes(chunk: Buffer): boolean {
     const delimiter = this.#delimiter;
     if (delimiter === null) return chunk.indexOf(10) !== -1;
-    const last = this.#pieces[this.#pieces.length - 1]!;
-    const overlap = Math.min(OVERLAP, last.length);
     // The pending tail holds no terminator, so one that is completed here ends in this chunk.
-    const seam = Buffer.concat([last.subarray(last.length - overlap), chunk.subarray(0, OVERLAP)]).toString('latin1');
-    return seam.includes(delimiter) || chunk.toString('latin1').includes(delimiter);
+    return (this.#seam + chunk.toString('latin1', 0, OVERLAP)).includes(delimiter) || chunk.indexOf(delimiter, 0, 'latin1') !== -1;
   }
 
   #keep(piece: Buffer): boolean {
     this.#pieces.push(piece);
     this.#pendingBytes += piece.length;
+    this.#seam = (this.#seam + piece.toString('latin1', Math.max(0, piece.length - OVERLAP))).slice(-OVERLAP);
     return this.#pendingBytes <= this.#maxEventBytes || this.#overflow();
   }
 
@@ -101,6 +102,7 @@ export class SseEventSplitter {
     this.overflowed = true;
     this.#pieces = [];
     this.#pendingBytes = 0;
+    this.#seam = '';
     return false;
   }
 }

@@ -29,6 +29,9 @@ describe('SseEventSplitter', () => {
     expect(split(['data: 1\n', 'more', '\n', '\ndata: 2\n\ndata: 3'])).toEqual(['data: 1\nmore\n\n', 'data: 2\n\n']);
     expect(split(['data: 1\r', '\n', 'x\r\n\r', '\n'])).toEqual(['data: 1\r\nx\r\n\r\n']);
     expect(split(['data: 1', ' 2', ' 3\r\n', '\r\n'])).toEqual(['data: 1 2 3\r\n\r\n']);
+    // A terminator spread over three reads, each shorter than it.
+    expect(split(['data: 1\r', '\n', '\r', '\n'])).toEqual(['data: 1\r\n\r\n']);
+    expect(split(['data: 1\n', 'x', '\n', '\n'])).toEqual(['data: 1\nx\n\n']);
     const splitter = new SseEventSplitter();
     splitter.push(Buffer.from('data: 1\n\ndata: 2'), () => {});
     splitter.push(Buffer.from(' and 3'), () => {});
