@@ -4,10 +4,12 @@
 // found by V8's string search, which costs a fraction of a Buffer.indexOf call (a call into Node):
 // 23-36 against 100-120 ns to find the end of a 188-byte event.
 //
-// An event split over reads is kept as a list of its pieces, and each new read is searched alone
-// (with the last few bytes before it, where a terminator may begin): the pieces are joined once,
-// when the event completes. Joining and decoding the whole tail on every read made an upstream
-// that sends no terminator cost quadratic time. An event may not grow past `maxEventBytes`.
+// An event split over reads is kept as a list of its pieces. A read is joined to a pending tail no
+// longer than itself at once (the usual case: an event cut by a read's end), which costs at most
+// twice the read; past that, each read is searched alone (with the few bytes before it where a
+// terminator may begin) and the pieces are joined once, when the event completes. Joining and
+// decoding the whole tail on every read made an upstream that sends no terminator cost quadratic
+// time. An event may not grow past `maxEventBytes`.
 
 import { DEFAULT_UPSTREAM_TIMEOUTS } from '../config/default-config.ts';
 
@@ -18,11 +20,11 @@ const OVERLAP = 3;
 
 export class SseEventSplitter {
   readonly #maxEventBytes: number;
-  /** The incomplete event's pieces, in order; empty when there is none. */
-  #pieces: Buffer[] = [];
+  // The incomplete event's pieces, in order: the first, and the others only when there are more
+  // (an array per cut event made the common cut, one event over two reads, ~150 ns slower).
+  #first: Buffer | null = null;
+  #rest: Buffer[] | null = null;
   #pendingBytes = 0;
-  /** The pending event's last OVERLAP bytes, as latin1: a terminator may begin there. */
-  #seam = '';
   #delimiter: string | null = null;
   /** An event outgrew the cap: nothing more is split. */
   overflowed = false;
@@ -38,7 +40,7 @@ export class SseEventSplitter {
 
   /** The incomplete event's bytes (only to judge them at the end of a stream). */
   pendingText(): string {
-    return Buffer.concat(this.#pieces).toString('latin1');
+    return Buffer.concat(this.#pieces()).toString('latin1');
   }
 
   /**
@@ -49,12 +51,9 @@ export class SseEventSplitter {
     if (this.overflowed) return false;
     let data = chunk;
     if (this.#pendingBytes > 0) {
-      if (!this.#completes(chunk)) return this.#keep(chunk);
-      this.#pieces.push(chunk);
-      data = Buffer.concat(this.#pieces, this.#pendingBytes + chunk.length);
-      this.#pieces = [];
-      this.#pendingBytes = 0;
-      this.#seam = '';
+      if (this.#pendingBytes > chunk.length && !this.#completes(chunk)) return this.#keep(chunk);
+      data = this.#rest === null ? Buffer.concat([this.#first!, chunk]) : Buffer.concat([...this.#pieces(), chunk]);
+      this.#clear();
     }
     const text = data.toString('latin1');
     // The first line ending decides the framing (vLLM, llama.cpp, OpenAI use \n; some use \r\n).
@@ -88,21 +87,40 @@ export class SseEventSplitter {
     const delimiter = this.#delimiter;
     if (delimiter === null) return chunk.indexOf(10) !== -1;
     // The pending tail holds no terminator, so one that is completed here ends in this chunk.
-    return (this.#seam + chunk.toString('latin1', 0, OVERLAP)).includes(delimiter) || chunk.indexOf(delimiter, 0, 'latin1') !== -1;
+    return chunk.indexOf(delimiter, 0, 'latin1') !== -1 || (this.#seam() + chunk.toString('latin1', 0, OVERLAP)).includes(delimiter);
+  }
+
+  /** The pending event's last OVERLAP bytes (over as many pieces as they span), as latin1. */
+  #seam(): string {
+    let seam = '';
+    const rest = this.#rest ?? [];
+    for (let index = rest.length; index >= 0 && seam.length < OVERLAP; index--) {
+      const piece = index === 0 ? this.#first! : rest[index - 1]!;
+      seam = piece.toString('latin1', Math.max(0, piece.length - (OVERLAP - seam.length))) + seam;
+    }
+    return seam;
+  }
+
+  #pieces(): Buffer[] {
+    return this.#first === null ? [] : this.#rest === null ? [this.#first] : [this.#first, ...this.#rest];
+  }
+
+  #clear(): void {
+    this.#first = null;
+    this.#rest = null;
+    this.#pendingBytes = 0;
   }
 
   #keep(piece: Buffer): boolean {
-    this.#pieces.push(piece);
+    if (this.#first === null) this.#first = piece;
+    else (this.#rest ??= []).push(piece);
     this.#pendingBytes += piece.length;
-    this.#seam = (this.#seam + piece.toString('latin1', Math.max(0, piece.length - OVERLAP))).slice(-OVERLAP);
     return this.#pendingBytes <= this.#maxEventBytes || this.#overflow();
   }
 
   #overflow(): false {
     this.overflowed = true;
-    this.#pieces = [];
-    this.#pendingBytes = 0;
-    this.#seam = '';
+    this.#clear();
     return false;
   }
 }

@@ -26,7 +26,6 @@ const [DATA, DONE, ERROR_START] = ['data:', '[DONE]', '{"error":'];
 const [MODEL, USAGE, CONTENT, ARGUMENTS, FINISH_REASON] = ['model"', 'usage"', 'content"', 'arguments"', 'finish_reason"'];
 const [QUOTE, COLON, SPACE, OPEN_BRACE, LF, CR] = [34, 58, 32, 123, 10, 13];
 
-
 const modelFields = new Map<string, Buffer>();
 
 // How many times a stream learns the shape of its content events (see EventShape): once is the
