@@ -108,6 +108,7 @@ export const CONFIG_FILE_SCHEMA = {
         firstByteTimeoutMs: positiveInt,
         responseTimeoutMs: positiveInt,
         idleTimeoutMs: positiveInt,
+        maxEventBytes: { type: 'integer', minimum: 1024, maximum: 64 * 1024 * 1024 },
         retry: {
           type: 'object',
           additionalProperties: false,
@@ -208,7 +209,7 @@ export interface DashboardFile {
 export interface ConfigFile {
   server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; streamWriteStallMs?: number; shutdownGraceMs?: number; drainDelayMs?: number; maxInFlight?: number; maxInFlightPerKey?: number; maxBufferedBodyBytes?: number; maxRequestsPerAddress?: number; trustProxy?: boolean; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
   upstream?: {
-    connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number;
+    connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number; maxEventBytes?: number;
     retry?: { budgetPercent?: number; reserve?: number; backoffMs?: number };
     breaker?: { consecutiveFailures?: number; ejectMs?: number };
     rateLimitBackoffMaxMs?: number;

@@ -85,6 +85,8 @@ export interface UpstreamTimeouts {
   readonly responseTimeoutMs: number;
   /** Silence allowed between two body chunks. */
   readonly idleTimeoutMs: number;
+  /** The largest event a stream may carry: past it the stream ends in an error and the upstream request is aborted. */
+  readonly maxEventBytes: number;
 }
 
 /** Retries, failover and circuit breaking for upstreams (the file's `upstream.retry` / `upstream.breaker`). */

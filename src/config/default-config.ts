@@ -73,6 +73,7 @@ export const DEFAULT_UPSTREAM_TIMEOUTS = {
   firstByteTimeoutMs: 60_000,
   responseTimeoutMs: 600_000,
   idleTimeoutMs: 30_000,
+  maxEventBytes: 1024 * 1024,
 } as const;
 
 // Envoy's outlier-detection defaults (5 consecutive gateway failures, 30 s ejection) and a 10 %

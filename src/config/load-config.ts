@@ -187,6 +187,7 @@ function upstreamTimeouts(file: ConfigFile['upstream']): UpstreamTimeouts {
     firstByteTimeoutMs: file?.firstByteTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUTS.firstByteTimeoutMs,
     responseTimeoutMs: file?.responseTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUTS.responseTimeoutMs,
     idleTimeoutMs: file?.idleTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUTS.idleTimeoutMs,
+    maxEventBytes: file?.maxEventBytes ?? DEFAULT_UPSTREAM_TIMEOUTS.maxEventBytes,
   };
 }
 

@@ -1,6 +1,7 @@
 // One validating pass over an upstream's JSON completion, as bytes: it checks the whole text is
 // well-formed JSON and finds what the relay needs — the top-level `model` value (to splice in the
-// public id), that `choices` is an array, and `usage`'s token counts — without building the object
+// public id), that `choices` is an array in which a choice finished (a `finish_reason` string:
+// else the completion was cut short), and `usage`'s token counts — without building the object
 // or decoding the text. Anything it cannot vouch for simply (a key spelled with escapes, a repeated
 // key it reads, nesting deeper than MAX_DEPTH) gets null, and the caller parses the text instead.
 
@@ -22,6 +23,7 @@ const BACKSLASH = 0x5c;
 // Keys compared as bytes (all ASCII).
 const MODEL = Buffer.from('model');
 const CHOICES = Buffer.from('choices');
+const FINISH_REASON = Buffer.from('finish_reason');
 const USAGE = Buffer.from('usage');
 const PROMPT_TOKENS = Buffer.from('prompt_tokens');
 const COMPLETION_TOKENS = Buffer.from('completion_tokens');
@@ -40,6 +42,7 @@ class CompletionScanner implements CompletionFacts {
   modelEnd = -1;
   closingBrace = -1;
   sawChoices = false;
+  sawFinish = false;
   sawUsage = false;
   promptTokens: number | null = null;
   completionTokens: number | null = null;
@@ -50,6 +53,7 @@ class CompletionScanner implements CompletionFacts {
     this.modelStart = -1;
     this.modelEnd = -1;
     this.sawChoices = false;
+    this.sawFinish = false;
     this.sawUsage = false;
     this.promptTokens = null;
     this.completionTokens = null;
@@ -58,7 +62,7 @@ class CompletionScanner implements CompletionFacts {
       if (bytes[this.pos] !== 0x7b) return null;
       this.closingBrace = this.topObject();
       this.space();
-      return this.pos === bytes.length && this.sawChoices ? this : null;
+      return this.pos === bytes.length && this.sawChoices && this.sawFinish ? this : null;
     } catch (error) {
       if (error === INVALID) return null;
       throw error;
@@ -115,7 +119,7 @@ class CompletionScanner implements CompletionFacts {
     } else if (this.keyIs(CHOICES)) {
       if (this.sawChoices || bytes[this.pos] !== 0x5b) throw INVALID;
       this.sawChoices = true;
-      this.value(1);
+      this.container(0x5d, this.choiceElement, 1);
     } else if (this.keyIs(USAGE)) {
       if (this.sawUsage) throw INVALID;
       this.sawUsage = true;
@@ -124,6 +128,17 @@ class CompletionScanner implements CompletionFacts {
     } else {
       this.value(1);
     }
+  };
+
+  readonly choiceElement = (depth: number): void => {
+    if (this.bytes[this.pos] === 0x7b) this.container(0x7d, this.choiceMember, depth + 1);
+    else this.value(depth + 1);
+  };
+
+  readonly choiceMember = (depth: number): void => {
+    this.key();
+    if (this.keyIs(FINISH_REASON) && this.bytes[this.pos] === QUOTE) this.sawFinish = true;
+    this.value(depth + 1);
   };
 
   readonly usageMember = (): void => {

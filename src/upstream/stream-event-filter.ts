@@ -5,9 +5,13 @@
 // ranges (the upstream's bytes before and after the model, our id between), never copied here: a
 // copy would come from Node's shared 8 KiB buffer pool, whose slabs live long enough to be
 // promoted and are then freed only by a full collection.
-// The keys it looks at ("model", "usage", "content", "arguments") are found with or without
+// It also learns whether the stream is complete: a choice finished (a `finish_reason` string),
+// and every event is made of SSE lines. A `[DONE]` before any finish is held back: the stream is
+// then ended with an error event instead (see upstream-exchange.ts).
+// The keys it looks at ("model", "usage", "content", "arguments", "finish_reason") are found with or without
 // spaces around the colon (Python's json.dumps writes `"model": "x"`). A content delta shaped like
-// one seen before in the stream is recognised without a key search (see event-shape.ts).
+// one seen before in the stream is recognised without a key search (see event-shape.ts); a shape is
+// never learned from an event that finishes a choice, so the events that fit one finish nothing.
 import { ApiError } from '../errors/api-error.ts';
 import type { ByteBatch } from '../streaming/byte-batch.ts';
 import { EventShape } from './event-shape.ts';
@@ -19,8 +23,8 @@ export interface StreamUsage {
 
 const [DATA, DONE, ERROR_START] = ['data:', '[DONE]', '{"error":'];
 // The names of the keys looked at, without their opening quote (see keyIn).
-const [MODEL, USAGE, CONTENT, ARGUMENTS] = ['model"', 'usage"', 'content"', 'arguments"'];
-const [QUOTE, COLON, SPACE, OPEN_BRACE] = [34, 58, 32, 123];
+const [MODEL, USAGE, CONTENT, ARGUMENTS, FINISH_REASON] = ['model"', 'usage"', 'content"', 'arguments"', 'finish_reason"'];
+const [QUOTE, COLON, SPACE, OPEN_BRACE, LF, CR] = [34, 58, 32, 123, 10, 13];
 
 const modelFields = new Map<string, Buffer>();
 
@@ -49,7 +53,12 @@ export class StreamEventFilter {
   usage: StreamUsage | null = null;
   /** Content and tool-argument deltas seen: the completion-token estimate when the stream ends without usage. */
   contentEvents = 0;
-  sawDone = false;
+  /** A choice finished: the completion is whole. */
+  finished = false;
+  /** The upstream's [DONE] was passed on (it is held back while nothing has finished). */
+  doneRelayed = false;
+  /** Why the bytes are not an event stream; the stream is then abandoned. */
+  broken: string | null = null;
   upstreamError: ApiError | null = null;
   #shape: EventShape | null = null;
   #shapesLeft = SHAPES_PER_STREAM;
@@ -72,17 +81,24 @@ export class StreamEventFilter {
       return this.#add(event, shape.modelAt, shape.modelEnd, out);
     }
     const dataAt = text.startsWith(DATA) ? 0 : text.indexOf(DATA);
+    if (!sseLines(text, dataAt === 0)) {
+      this.broken = 'The model server sent bytes that are not server-sent events mid-stream.';
+      return;
+    }
     if (dataAt === -1) return out.add(event); // a comment or a field we do not interpret
     let payloadAt = dataAt + DATA.length;
     if (text.charCodeAt(payloadAt) === SPACE) payloadAt++;
     if (text.startsWith(DONE, payloadAt)) {
-      this.sawDone = true;
+      if (!this.finished) return;
+      this.doneRelayed = true;
       return out.add(event);
     }
     if (text.startsWith(ERROR_START, payloadAt)) return out.add(this.#replaceError(event, payloadAt));
     const modelAt = this.#upstreamModel === null ? -1 : this.#findModel(text, payloadAt, this.#upstreamModel);
     // The other keys usually follow the model: looked for from there first.
     const after = modelAt === -1 ? payloadAt : this.#modelEnd;
+    const finishes = !this.finished && finishesIn(text, after, payloadAt);
+    if (finishes) this.finished = true;
     const usageAt = keyIn(text, USAGE, after, payloadAt);
     if (usageAt !== -1 && text.charCodeAt(valueAt(text, usageAt + USAGE.length + 1)) === OPEN_BRACE) {
       const onlyUsage = this.#readUsage(event, payloadAt);
@@ -92,7 +108,7 @@ export class StreamEventFilter {
       if (textAt === -1) textAt = textValueAt(text, ARGUMENTS, after, payloadAt);
       if (textAt !== -1) {
         this.contentEvents++;
-        if (this.#shapesLeft > 0 && (modelAt === -1 || this.#modelEnd <= textAt)) this.#learn(event, text, textAt, modelAt);
+        if (this.#shapesLeft > 0 && !finishes && (modelAt === -1 || this.#modelEnd <= textAt)) this.#learn(event, text, textAt, modelAt);
       }
     }
     this.#add(event, modelAt, this.#modelEnd, out);
@@ -171,6 +187,32 @@ function firstKey(text: string, tail: string, from: number): number {
     if (text.charCodeAt(after) === COLON) return at - 1;
   }
   return -1;
+}
+
+/** The event has a `finish_reason` key (found as keyIn finds it) whose value is a string. */
+function finishesIn(text: string, after: number, from: number): boolean {
+  const at = keyIn(text, FINISH_REASON, after, from);
+  return at !== -1 && text.charCodeAt(valueAt(text, at + FINISH_REASON.length + 1)) === QUOTE;
+}
+
+/**
+ * Every line of the event is blank, a comment or a field. The first line is known to be a data
+ * field when `dataFirst`: a one-line event (the usual) then costs one search for its line end.
+ */
+function sseLines(text: string, dataFirst: boolean): boolean {
+  for (let line = dataFirst ? text.indexOf('\n') + 1 : 0; line < text.length;) {
+    const first = text.charCodeAt(line);
+    if (first !== LF && first !== CR && first !== COLON && !isField(text, line)) return false;
+    const end = text.indexOf('\n', line);
+    if (end === -1) return true;
+    line = end + 1;
+  }
+  return true;
+}
+
+/** The line at `at` is a field an SSE stream may carry (a line opening with a colon is a comment). */
+function isField(text: string, at: number): boolean {
+  return text.startsWith(DATA, at) || text.startsWith('event:', at) || text.startsWith('id:', at) || text.startsWith('retry:', at);
 }
 
 /** Where the non-empty string value of the key named by `tail` (found as keyIn finds it) opens, or -1. */

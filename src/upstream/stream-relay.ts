@@ -8,10 +8,15 @@ import { SseWriter } from '../streaming/sse-writer.ts';
 import { type OnEvent, SseEventSplitter } from './sse-event-splitter.ts';
 import type { StreamEventFilter } from './stream-event-filter.ts';
 
+/** Why a relay abandoned its upstream: the bytes could not be relayed as events. */
+export class BrokenStream extends Error {
+  override name = 'BrokenStream';
+}
+
 export class StreamRelay {
   readonly filter: StreamEventFilter;
   readonly #writer: SseWriter;
-  readonly #splitter = new SseEventSplitter();
+  readonly #splitter: SseEventSplitter;
   readonly #controller: Dispatcher.DispatchController;
   // What one upstream read gives the client, emptied by each write, and the callbacks that fill
   // and write it.
@@ -24,11 +29,15 @@ export class StreamRelay {
   /** The client's headers, until they are written (with the first events). */
   #headers: Readonly<Record<string, string>> | null;
 
-  constructor(controller: Dispatcher.DispatchController, client: RequestContext, filter: StreamEventFilter, headers: Readonly<Record<string, string>>) {
+  constructor(controller: Dispatcher.DispatchController, client: RequestContext, filter: StreamEventFilter, headers: Readonly<Record<string, string>>, maxEventBytes: number) {
     this.#controller = controller;
     this.filter = filter;
+    this.#splitter = new SseEventSplitter(maxEventBytes);
     const batch = this.#batch;
-    this.#onEvent = (event, text) => this.filter.filter(event, text, batch);
+    // Nothing after bytes that are not an event stream is passed on.
+    this.#onEvent = (event, text) => {
+      if (filter.broken === null) filter.filter(event, text, batch);
+    };
     this.#flush = () => this.#writeParts();
     this.#writer = new SseWriter(client);
     // The status and headers go out with the first events, in one send: an SSE server usually
@@ -43,10 +52,30 @@ export class StreamRelay {
   // together once the read is parsed (a microtask later), so the client gets one send per read
   // rather than one per event (measured under load: 89–97 sends per 100-event stream before).
   relay(chunk: Buffer): void {
-    this.#splitter.push(chunk, this.#onEvent);
+    if (!this.#splitter.push(chunk, this.#onEvent) || this.filter.broken !== null) return this.#controller.abort(new BrokenStream(this.#broken() ?? undefined));
     if (this.#batch.empty || this.#flushQueued) return;
     this.#flushQueued = true;
     queueMicrotask(this.#flush);
+  }
+
+  /**
+   * Why the stream that just ended is not a whole completion, or null: the upstream's bytes were
+   * not an event stream, it ended mid-event, or no choice finished.
+   */
+  incompleteness(): string | null {
+    const broken = this.#broken();
+    if (broken !== null) return broken;
+    if (!this.filter.finished) return 'The model server ended the stream before the completion finished.';
+    return null;
+  }
+
+  #broken(): string | null {
+    const splitter = this.#splitter;
+    if (splitter.overflowed) return 'The model server sent an event larger than this service accepts.';
+    if (this.filter.broken !== null) return this.filter.broken;
+    // Blank lines past the last event are harmless; anything else was cut off or never framed.
+    if (splitter.pendingBytes > 0 && splitter.pendingText().trim() !== '') return 'The model server ended the stream in the middle of an event.';
+    return null;
   }
 
   /** Writes the events that arrived whole, then `lastFrames` (empty for none), and closes the stream: one send. */

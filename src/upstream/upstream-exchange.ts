@@ -11,7 +11,7 @@ import type { ChatRequestBody } from '../validation/chat-request.ts';
 import type { JsonBody } from '../validation/json-body.ts';
 import { scanCompletion, withModel } from './completion-scan.ts';
 import { StreamEventFilter } from './stream-event-filter.ts';
-import { StreamRelay } from './stream-relay.ts';
+import { BrokenStream, StreamRelay } from './stream-relay.ts';
 import { isTimeout, statusFailure, transportError, transportFailure, UpstreamAttemptError } from './upstream-errors.ts';
 import { buildUpstreamRequest } from './upstream-request.ts';
 
@@ -135,7 +135,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     }
     this.#mode = 'stream';
     const filter = new StreamEventFilter({ upstreamModel: call.upstream.model, publicModel: call.publicModel, forwardUsage: call.includeUsage });
-    this.#stream = new StreamRelay(controller, call.streamTo, filter, clientHeaders);
+    this.#stream = new StreamRelay(controller, call.streamTo, filter, clientHeaders, call.timeouts.maxEventBytes);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -162,10 +162,19 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (mode === 'json') return this.#finishJson();
     const stream = this.#stream!;
     const { filter } = stream;
+    const streamTo = this.#call.streamTo!;
     // The upstream's own error event was relayed (as ours): the stream failed though it ended well.
-    if (filter.upstreamError !== null) this.#call.streamTo!.errorCode = filter.upstreamError.code;
+    if (filter.upstreamError !== null) streamTo.errorCode = filter.upstreamError.code;
+    const incomplete = filter.upstreamError === null ? stream.incompleteness() : null;
+    if (incomplete !== null) {
+      // A cut completion must not look like a whole one: it ends with an error event, as a broken connection does.
+      const failure = new ApiError('upstream_error', { message: incomplete });
+      streamTo.errorCode = failure.code;
+      stream.end(errorEvents(failure));
+      return this.#succeed({ ...this.#streamOutcome(), failed: true }, failure.code);
+    }
     // An upstream that ends without [DONE] (some servers omit it) still gets a well-formed end.
-    stream.end(filter.sawDone ? '' : DONE_FRAME);
+    stream.end(filter.doneRelayed ? '' : DONE_FRAME);
     this.#succeed(this.#streamOutcome(), filter.upstreamError?.code ?? null);
   }
 
@@ -181,7 +190,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       : new UpstreamAttemptError(transportError(error), false, 'failed'));
     const failure = isTimeout(error)
       ? new ApiError('upstream_timeout', { message: 'The model server stopped sending mid-stream.' })
-      : new ApiError('upstream_error', { message: 'The model server connection failed mid-stream.' });
+      : new ApiError('upstream_error', { message: error instanceof BrokenStream ? error.message : 'The model server connection failed mid-stream.' });
     streamTo!.errorCode = failure.code;
     this.#stream!.end(errorEvents(failure)); // after the events that arrived whole before the failure
     this.#succeed({ ...this.#streamOutcome(), failed: true }, failure.code);
@@ -215,6 +224,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     try {
       completion = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
       if (completion === null || typeof completion !== 'object' || !Array.isArray(completion.choices)) throw new Error('not a completion');
+      // No choice finished: the generation was cut short.
+      if (!completion.choices.some((choice) => typeof (choice as { finish_reason?: unknown } | null)?.finish_reason === 'string')) throw new Error('an unfinished completion');
     } catch {
       return this.#fail(invalidResponse('The model server sent an invalid response.'));
     }

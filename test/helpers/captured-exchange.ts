@@ -32,7 +32,7 @@ export function capturedExchange(client: Abortable, streamTo: RequestContext | n
     body: { model: 'fast', messages: [] } as unknown as ChatRequestBody,
     source: null,
     includeUsage: false,
-    timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000 },
+    timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000, maxEventBytes: 1024 * 1024 },
     headers: {},
     asBytes,
   }, { succeeded: resolve, failed: reject }));

@@ -64,11 +64,11 @@ describe('loadConfig', () => {
 
   it('reads the route policy and the resilience settings, keeping the timeouts apart', () => {
     const config = loadConfig({ MUNJA_CONFIG: configFile({
-      upstream: { idleTimeoutMs: 5, breaker: { ejectMs: 100 }, retry: { reserve: 0 } },
+      upstream: { idleTimeoutMs: 5, maxEventBytes: 4096, breaker: { ejectMs: 100 }, retry: { reserve: 0 } },
       models: { fast: { local: {} }, auto: { route: ['fast'], routePolicy: 'first' } },
     }) });
     expect(config.models[1]!.target).toEqual({ kind: 'route', policy: 'first', models: ['fast'] });
-    expect(config.upstream).toEqual({ connectTimeoutMs: 5_000, firstByteTimeoutMs: 60_000, responseTimeoutMs: 600_000, idleTimeoutMs: 5 });
+    expect(config.upstream).toEqual({ connectTimeoutMs: 5_000, firstByteTimeoutMs: 60_000, responseTimeoutMs: 600_000, idleTimeoutMs: 5, maxEventBytes: 4096 });
     expect(config.resilience.breaker).toEqual({ consecutiveFailures: 5, ejectMs: 100 });
     expect(config.resilience.retry).toEqual({ budgetPercent: 10, reserve: 0, backoffMs: 50 });
   });

@@ -45,6 +45,15 @@ describe('reading a JSON completion without parsing it', () => {
     expect(result.facts).toMatchObject({ promptTokens: null, completionTokens: null });
   });
 
+  it('vouches only for a completion in which a choice finished', () => {
+    const of = (choices: string) => Buffer.from(`{"id":"c","choices":[${choices}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`);
+    expect(scanCompletion(of('{"index":0,"message":{"content":"a"},"finish_reason":"stop"}'))).not.toBeNull();
+    expect(scanCompletion(of('{"index":0,"message":{"content":"a"},"finish_reason":null},{"index":1,"finish_reason" : "length"}'))).not.toBeNull();
+    expect(scanCompletion(of('{"index":0,"message":{"content":"a"},"finish_reason":null}'))).toBeNull();
+    expect(scanCompletion(of('{"index":0,"message":{"content":"a","finish_reason":"stop"}}'))).toBeNull();
+    expect(scanCompletion(of(''))).toBeNull();
+  });
+
   it('leaves to parsing what it cannot vouch for simply', () => {
     const cases = [
       '{"choices":[],"model":"a","model":"b"}', // a repeated key it reads

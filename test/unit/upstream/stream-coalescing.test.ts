@@ -54,6 +54,7 @@ function context(res: HttpResponse): RequestContext {
 
 const event = (index: number) => `data: {"id":"c","object":"chat.completion.chunk","model":"up/model","choices":[{"index":0,"delta":{"content":" w${index}"}}]}\n\n`;
 
+const FINISH = 'data: {"id":"c","object":"chat.completion.chunk","model":"up/model","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
 
 describe('relaying a stream', () => {
   it('sends the events of one upstream read together, the headers with the first and the end with the last', async () => {
@@ -77,9 +78,10 @@ describe('relaying a stream', () => {
     expect(sent).not.toContain('up/model');
     // The last read and the end of the response: its events, [DONE] and the end in one send.
     handler.onResponseData!(controller, Buffer.from(event(120)));
+    handler.onResponseData!(controller, Buffer.from(FINISH));
     handler.onResponseData!(controller, Buffer.from('data: [DONE]\n\n'));
     handler.onResponseEnd!(controller, {});
-    expect(sends.slice(1)).toEqual([event(120).replace('up/model', 'fast') + 'data: [DONE]\n\n']);
+    expect(sends.slice(1)).toEqual([event(120).replace('up/model', 'fast') + FINISH.replace('up/model', 'fast') + 'data: [DONE]\n\n']);
     await Promise.resolve();
     expect(sends).toHaveLength(2);
     // A read's events, their models rewritten, reach uWS as one write (one HTTP chunk), not a write per piece.

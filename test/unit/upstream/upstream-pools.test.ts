@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelConfig } from '../../../src/config/config-types.ts';
 import { UpstreamPools } from '../../../src/upstream/upstream-pools.ts';
 
-const TIMEOUTS = { connectTimeoutMs: 1_000, firstByteTimeoutMs: 5_000, responseTimeoutMs: 5_000, idleTimeoutMs: 5_000 };
+const TIMEOUTS = { connectTimeoutMs: 1_000, firstByteTimeoutMs: 5_000, responseTimeoutMs: 5_000, idleTimeoutMs: 5_000, maxEventBytes: 1024 * 1024 };
 
 // An upstream that answers /quick at once and holds /held until the test lets it go.
 let server: Server;
