@@ -35,5 +35,5 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "const tls = Boolean(process.env.MUNJA_TLS_CERT); require(tls ? 'node:https' : 'node:http').get({ host: '127.0.0.1', port: process.env.PORT || 8080, path: '/health', rejectUnauthorized: false }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"]
 # Node runs the TypeScript sources directly (type stripping); SIGTERM drains then exits 0. The
-# young-generation cap is the one `npm start` uses (see the README).
+# young-generation cap is the one `npm start` uses (docs/configuration.md, "Memory").
 CMD ["node", "--max-semi-space-size=8", "src/cli/munja.ts", "serve"]

@@ -9,7 +9,7 @@ interface CommandHelp {
 }
 
 const COMMANDS: readonly CommandHelp[] = [
-  { name: 'serve', synopsis: 'serve', description: 'Start the gateway (settings from the environment: see the README).' },
+  { name: 'serve', synopsis: 'serve', description: 'Start the gateway (settings from the environment: see docs/configuration.md).' },
   {
     name: 'keys create',
     synopsis: 'keys create --account EMAIL [--name NAME] [--models a,b] [--rpm N] [--tpm N] [--json]',

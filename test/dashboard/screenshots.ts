@@ -1,4 +1,4 @@
-// Regenerates the README's dashboard screenshots under docs/:
+// Regenerates the dashboard screenshots under docs/ (shown in docs/dashboard.md and the README):
 //   node test/dashboard/screenshots.ts
 // A gateway in-process, Debian's Chromium, a few accounts and keys, and 30 days of usage (today's
 // from real requests, the earlier days written to the store directly so the chart has a shape).

@@ -64,7 +64,7 @@ async function stop(instances: readonly ServeProcess[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  // Persistent (AOF), as the README asks of production: keys and the key secret survive the kill.
+  // Persistent (AOF), as docs/operations.md asks of production: keys and the key secret survive the kill.
   redis = await startRedis({ appendOnlyDir: dir });
   env = { REDIS_URL: redis.url, MUNJA_DATA: dir };
 });

@@ -28,7 +28,7 @@ function chat(instance: ServeProcess, key: string): Promise<Response> {
 }
 
 beforeAll(async () => {
-  // Persistent (AOF), as the README asks of production: keys survive the kill in the last test.
+  // Persistent (AOF), as docs/operations.md asks of production: keys survive the kill in the last test.
   redis = await startRedis({ appendOnlyDir: dir });
   const config = join(dir, 'munja.json');
   writeFileSync(config, JSON.stringify({ engine: { threads: 1 }, models: { fast: { local: {} } } }));

@@ -1,4 +1,4 @@
-// Every error code is documented in the README's errors table with its status, and every
+// Every error code is documented in the errors table of docs/api.md with its status, and every
 // status is one SPEC §7.2 lists (405 is the issue's choice for a wrong method).
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors/api-error.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../../src/errors/catalogue.ts';
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const API_DOC = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
 const SPEC_STATUSES = [400, 401, 403, 404, 405, 408, 413, 429, 500, 502, 503, 504];
 
 const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
@@ -21,9 +21,9 @@ describe('error catalogue', () => {
     expect(SOURCES).toContain(`'${code}'`);
   });
 
-  it.each(Object.keys(ERROR_CATALOGUE) as ErrorCode[])('%s is in the README table with its status', (code) => {
+  it.each(Object.keys(ERROR_CATALOGUE) as ErrorCode[])('%s is in the docs/api.md errors table with its status', (code) => {
     const { status } = ERROR_CATALOGUE[code];
-    expect(README).toMatch(new RegExp(`^\\| ${status} \\| \`${code}\` \\|`, 'm'));
+    expect(API_DOC).toMatch(new RegExp(`^\\| ${status} \\| \`${code}\` \\|`, 'm'));
     expect(SPEC_STATUSES).toContain(status);
   });
 

@@ -1,4 +1,4 @@
-// The deployment files agree with the README and with Munja's own defaults.
+// The deployment files agree with docs/operations.md and with Munja's own defaults.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { DEFAULT_SERVER } from '../../../src/config/default-config.ts';
 import { metricsFrom } from '../../../src/config/metrics-config.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+const operations = readFileSync(`${ROOT}/docs/operations.md`, 'utf8');
 const compose = readFileSync(`${ROOT}/compose.yaml`, 'utf8');
 const dockerfile = readFileSync(`${ROOT}/Dockerfile`, 'utf8');
 const dockerignore = readFileSync(`${ROOT}/.dockerignore`, 'utf8').split('\n').map((line) => line.trim())
@@ -14,8 +14,8 @@ const dockerignore = readFileSync(`${ROOT}/.dockerignore`, 'utf8').split('\n').m
 const shutdownSeconds = (DEFAULT_SERVER.drainDelayMs + DEFAULT_SERVER.shutdownGraceMs) / 1000;
 
 describe('compose.yaml', () => {
-  it('is the one the README shows', () => {
-    expect(readme).toContain(`\`\`\`yaml\n${compose}\`\`\``);
+  it('is the one docs/operations.md shows', () => {
+    expect(operations).toContain(`\`\`\`yaml\n${compose}\`\`\``);
   });
 
   it('lets an instance drain before Docker kills it', () => {
@@ -25,8 +25,8 @@ describe('compose.yaml', () => {
   });
 });
 
-it('the README\'s docker run gives a stop timeout above drain + grace', () => {
-  const timeout = /^docker run --stop-timeout (\d+) /m.exec(readme);
+it('the docker run of docs/operations.md gives a stop timeout above drain + grace', () => {
+  const timeout = /^docker run --stop-timeout (\d+) /m.exec(operations);
   expect(timeout).not.toBeNull();
   expect(Number(timeout![1])).toBeGreaterThan(shutdownSeconds);
 });
