@@ -115,9 +115,15 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
     if (this.#settled) return;
     const billedPrompt = outcome.promptTokens ?? this.promptTokens;
     this.#settle(billedPrompt, outcome.completionTokens);
+    // A stream cut short is billed for what it delivered.
+    this.#deps!.usage.record(this.principal.keyId, billedPrompt, outcome.completionTokens);
     this.#answer!.completed(this, outcome, billedPrompt);
   }
 
+  /**
+   * Nothing reached the client: no usage is recorded (usage is what was served, and a client that
+   * retries a 5xx must not pay twice), but the limiter still counts the request and its prompt.
+   */
   failed(error: unknown): void {
     if (this.#settled) return;
     this.#settle(this.promptTokens, 0);
@@ -130,7 +136,6 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
     const { keyId } = this.principal;
     void deps.limiter.settle(this.lease!, promptTokens + completionTokens);
     deps.keyInFlight.leave(keyId);
-    deps.usage.record(keyId, promptTokens, completionTokens);
   }
 }
 

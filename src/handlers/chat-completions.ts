@@ -115,7 +115,10 @@ const HTTP_ANSWER: CompletionAnswer = {
   },
 
   refused(run: AdmittedCompletion, error: unknown): void {
-    left(run).end(error);
+    const ctx = left(run);
+    // Nothing was served, so nothing is billed: the log line and the token metric agree with usage.
+    ctx.promptTokens = 0;
+    ctx.end(error);
   },
 };
 
