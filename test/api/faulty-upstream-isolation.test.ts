@@ -2,36 +2,43 @@
 // /health and other clients' streams keep their latency (compared, as a ratio, with a run without
 // the flood in the same test) and memory stays bounded. Before, the splitter joined and decoded
 // its whole pending tail on every read: /health took seconds and RSS grew by hundreds of MiB.
+// On the defaults the circuit breaker ejects the flooding upstream after five broken streams; the
+// same test with the breaker held open shows the process itself copes with a flood that goes on.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
 
 let upstream: ChildProcess;
-let gateway: TestGateway;
+let baseUrl: string;
+let gateway: TestGateway | undefined;
 let key: string;
 
 beforeAll(async () => {
   upstream = spawn(process.execPath, [fileURLToPath(new URL('../helpers/flooding-upstream.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [line] = (await once(upstream.stdout!, 'data')) as [Buffer];
-  const baseUrl = `http://127.0.0.1:${(JSON.parse(line.toString()) as { port: number }).port}/v1`;
-  gateway = await startGateway({
-    engine: { threads: 1 },
-    // Each flooded stream is a failure of its upstream: the breaker would eject it after five and
-    // so end the flood that this test is about.
-    upstream: { breaker: { consecutiveFailures: 1_000_000 } },
-    models: { flood: { upstreams: [{ baseUrl, model: 'flood' }] }, good: { upstreams: [{ baseUrl, model: 'good' }] } },
-  });
-  ({ key } = await gateway.createKey());
+  baseUrl = `http://127.0.0.1:${(JSON.parse(line.toString()) as { port: number }).port}/v1`;
 });
-afterAll(async () => {
+afterEach(async () => {
   await gateway?.close();
+  gateway = undefined;
+});
+afterAll(() => {
   upstream?.kill();
 });
 
-const post = (model: string) => fetch(`${gateway.baseURL}/chat/completions`, {
+async function startWith(upstreamSettings: Record<string, unknown> | undefined): Promise<void> {
+  gateway = await startGateway({
+    engine: { threads: 1 },
+    ...(upstreamSettings === undefined ? {} : { upstream: upstreamSettings }),
+    models: { flood: { upstreams: [{ baseUrl, model: 'flood' }] }, good: { upstreams: [{ baseUrl, model: 'good' }] } },
+  });
+  ({ key } = await gateway.createKey());
+}
+
+const post = (model: string) => fetch(`${gateway!.baseURL}/chat/completions`, {
   method: 'POST',
   headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
   body: chatBody({ model, stream: true }),
@@ -54,7 +61,7 @@ async function latencies(count: number): Promise<{ health: number; stream: numbe
   const until = performance.now() + 10_000;
   await Promise.all([
     (async () => {
-      for (let index = 0; index < count && performance.now() < until; index++) health.push(await timed(async () => void (await (await fetch(`${gateway.origin}/health`)).text())));
+      for (let index = 0; index < count && performance.now() < until; index++) health.push(await timed(async () => void (await (await fetch(`${gateway!.origin}/health`)).text())));
     })(),
     (async () => {
       for (let index = 0; index < count / 4 && performance.now() < until; index++) {
@@ -70,7 +77,12 @@ function p99(values: number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
 }
 
-it('keeps /health and other streams at their latency, and memory bounded, while an upstream floods', { timeout: 60_000 }, async () => {
+it.each([
+  // Each flooded stream is a failure of its upstream: held open, the breaker lets the flood go on.
+  { settings: 'with the breaker held open', upstreamSettings: { breaker: { consecutiveFailures: 1_000_000 } } },
+  { settings: 'on the defaults', upstreamSettings: undefined },
+])('keeps /health and other streams at their latency, and memory bounded, while an upstream floods ($settings)', { timeout: 60_000 }, async ({ upstreamSettings }) => {
+  await startWith(upstreamSettings);
   await latencies(20); // warm-up
   const calm = await latencies(100);
   let flooding = true;
@@ -90,13 +102,14 @@ it('keeps /health and other streams at their latency, and memory bounded, while 
     flooding = false;
     await flood;
     clearInterval(sampler);
-    console.log({ calm, flooded, floods, rssGrowthMiB: Math.round((rssMax - rssBefore) / 2 ** 20) });
-    expect(flooded.health / calm.health).toBeLessThan(10);
-    expect(flooded.stream / calm.stream).toBeLessThan(10);
-    expect(rssMax - rssBefore).toBeLessThan(64 * 2 ** 20);
-    // Each flood ended in an error event (the event outgrew the cap).
-    expect(floods).toBeGreaterThan(0);
-    expect(refused).toBe(floods);
+    const figures = JSON.stringify({ calm, flooded, floods, refused, rssGrowthMiB: Math.round((rssMax - rssBefore) / 2 ** 20) });
+    expect(flooded.health / calm.health, figures).toBeLessThan(10);
+    expect(flooded.stream / calm.stream, figures).toBeLessThan(10);
+    expect(rssMax - rssBefore, figures).toBeLessThan(64 * 2 ** 20);
+    // Each flood that reached the upstream ended in an error event (the event outgrew the cap); on
+    // the defaults the breaker refuses the rest at once.
+    expect(refused, figures).toBeGreaterThan(0);
+    if (upstreamSettings !== undefined) expect(refused, figures).toBe(floods);
   } finally {
     flooding = false;
     clearInterval(sampler);
