@@ -206,7 +206,7 @@ export class HttpServer {
         ctx.res.onData(() => {}); // uWS wants a reader for a request with a body
         pending = refuseOnNextTurn();
       } else {
-        if (route === undefined) throw new ApiError('unknown_route', { message: `No endpoint ${ctx.method} ${ctx.path.slice(0, 200)}. API paths start with /v1.` });
+        if (route === undefined) throw new ApiError('unknown_route', { message: unknownRouteMessage(this.#options.router, ctx) });
         if (handler === undefined) {
           throw new ApiError('method_not_allowed', { message: `${ctx.path} does not accept ${ctx.method}.`, headers: { allow: route.allow } });
         }
@@ -265,4 +265,11 @@ export class HttpServer {
     ctx.trace?.finish(ctx);
     this.#options.requestLog.write(ctx);
   }
+}
+
+function unknownRouteMessage(router: Router, ctx: RequestContext): string {
+  const path = ctx.path.slice(0, 200);
+  const meant = router.suggest(ctx.path);
+  if (meant === undefined) return `No endpoint ${ctx.method} ${path}. API paths start with /v1 (a client's base URL is http://host:port/v1).`;
+  return `No endpoint ${ctx.method} ${path}. Did you mean ${meant.slice(0, 200)}? (A client's base URL ends in /v1, once.)`;
 }

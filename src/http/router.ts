@@ -69,6 +69,15 @@ export class Router {
     return paths;
   }
 
+  /**
+   * For a path that matched nothing: the path the client most likely meant, when one differs only by
+   * a doubled or missing /v1 (a base URL that already ends in /v1, or one without it).
+   */
+  suggest(path: string): string | undefined {
+    const candidates = path.startsWith('/v1/v1/') ? [path.slice(3)] : path.startsWith('/v1/') ? [] : [`/v1${path}`];
+    return candidates.find((candidate) => this.match(candidate) !== undefined);
+  }
+
   match(path: string): Route | undefined {
     const exact = this.#exact.get(path);
     if (exact !== undefined) return exact;

@@ -178,6 +178,14 @@ describe('models and routes', () => {
     },
   );
 
+  it.each([['/v1/v1/chat/completions', '/v1/chat/completions'], ['/chat/completions', '/v1/chat/completions'], ['/models', '/v1/models']])(
+    '%s names the path meant (%s): the base URL ends in /v1, once', async (path, meant) => {
+      const result = await call(path, { method: 'POST', body: chatBody(), headers: { 'content-type': 'application/json' } });
+      expectError(result, 404, 'unknown_route');
+      expect(result.body.error.message).toContain(`Did you mean ${meant}?`);
+    },
+  );
+
   it('wrong method → 405 with Allow', async () => {
     const result = await call('/v1/chat/completions', { method: 'GET' });
     expectError(result, 405, 'method_not_allowed');
