@@ -35,7 +35,7 @@ function optionProblem(error: NodeJS.ErrnoException, known: readonly string[], c
   }
 }
 
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -1,5 +1,6 @@
 // Help texts: `munja help` shows every command, `munja keys --help` the keys commands, and
 // `munja keys create --help` that one command.
+import { ENVIRONMENT_SETTINGS } from '../config/environment-settings.ts';
 import { DEFAULT_DATA_DIR } from '../config/load-config.ts';
 
 interface CommandHelp {
@@ -46,18 +47,38 @@ Environment:
 Exit codes: 0 success, 1 not found or failed, 2 usage error.
 `;
 
+const SERVE_SETTINGS = `
+Settings (environment; docs/configuration.md describes each, and the config file):
+${ENVIRONMENT_SETTINGS.map((setting) => `  ${setting.name.padEnd(28)}${setting.purpose} (default: ${setting.fallback})`).join('\n')}
+`;
+
 /** Help for `munja`, a command group (`keys`) or one command (`keys create`). */
 export function helpText(topic = ''): string {
+  if (topic === 'serve') return `${helpLines(topic)}\n${SERVE_SETTINGS}`;
+  return `${helpLines(topic)}\n${FOOTER}`;
+}
+
+function helpLines(topic: string): string {
   const chosen = topic === '' ? COMMANDS : COMMANDS.filter((command) => command.name === topic || command.name.startsWith(`${topic} `));
   const lines = ['Usage: munja <command> [options]', '', topic === '' ? 'Commands:' : 'Command' + (chosen.length > 1 ? 's:' : ':')];
   for (const command of chosen) {
     lines.push(`  munja ${command.synopsis}`);
     for (const line of command.description.split('\n')) lines.push(`      ${line}`);
   }
-  return `${lines.join('\n')}\n${FOOTER}`;
+  return lines.join('\n');
 }
 
 /** True when `topic` names a command or a group of them. */
 export function isHelpTopic(topic: string): boolean {
   return COMMANDS.some((command) => command.name === topic || command.name.startsWith(`${topic} `));
+}
+
+// What people type for `serve` out of habit from other tools.
+const SERVE_SYNONYMS = new Set(['start', 'run', 'server', 'up', 'listen']);
+
+/** The command a mistyped one most likely meant, if any. */
+export function commandMeant(typed: string, distance: (a: string, b: string) => number): string | undefined {
+  if (SERVE_SYNONYMS.has(typed)) return 'serve';
+  const words = new Set(COMMANDS.map((command) => command.name.split(' ')[0]!));
+  return [...words].find((word) => distance(word, typed) <= 2);
 }

@@ -1,4 +1,5 @@
 // The operator CLI as a real child process, each test with its own MUNJA_DATA.
+import { ENVIRONMENT_SETTINGS } from '../../src/config/environment-settings.ts';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -191,7 +192,7 @@ describe('munja help', () => {
       [['accounts', '--help'], /munja accounts list[\s\S]*munja accounts password/, /keys create/],
       [['accounts', 'password', '-h'], /munja accounts password EMAIL/, /accounts list/],
       [['usage', '--help'], /munja usage \[--account EMAIL\] \[--days N\]/, /keys/],
-      [['serve', '--help'], /munja serve/, /keys/],
+      [['serve', '--help'], /munja serve/, /munja keys/],
     ];
     for (const [args, shows, hides] of cases) {
       const run = await munja(...args);
@@ -199,7 +200,7 @@ describe('munja help', () => {
       expect(run.stdout).toMatch(/^Usage: munja/);
       expect(run.stdout, args.join(' ')).toMatch(shows);
       if (hides) expect(run.stdout, args.join(' ')).not.toMatch(hides);
-      expect(run.stdout).toContain(`MUNJA_DATA   Data directory holding munja.db (default ${join(ROOT, 'data')})`);
+      if (args[0] !== 'serve') expect(run.stdout).toContain(`MUNJA_DATA   Data directory holding munja.db (default ${join(ROOT, 'data')})`);
     }
     // `serve --help` printed help: it did not start a server (which would not have exited).
     expect(readdirSync(join(dataDir, '..'))).toEqual([]);
@@ -215,6 +216,17 @@ describe('munja help', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^Usage: munja/);
     expectCleanFailure(await munja('frobnicate'), 2, /unknown command 'frobnicate'/);
+  });
+
+  it('suggests the command meant: serve for start, keys for a typo', async () => {
+    expectCleanFailure(await munja('start'), 2, /unknown command 'start'; did you mean 'munja serve'\?/);
+    expectCleanFailure(await munja('kyes', 'list'), 2, /unknown command 'kyes'; did you mean 'munja keys'\?/);
+  });
+
+  it('lists the settings of serve, every one the server reads', async () => {
+    const run = await munja('help', 'serve');
+    expect(run.code).toBe(0);
+    for (const setting of ENVIRONMENT_SETTINGS) expect(run.stdout).toMatch(new RegExp(`^  ${setting.name} `, 'm'));
   });
 });
 
