@@ -1,5 +1,6 @@
 // Argument parsing and validation: every problem becomes a usage error naming the argument.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { editDistance } from '../config/edit-distance.ts';
 import { isPlausibleEmail, normaliseEmail } from '../store/email.ts';
 import { usageError } from './cli-io.ts';
 
@@ -33,18 +34,6 @@ function optionProblem(error: NodeJS.ErrnoException, known: readonly string[], c
     default:
       return error.message;
   }
-}
-
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /** Exactly `count` positionals, named in the message when missing. */

@@ -6,7 +6,6 @@ import { accountsCommand } from './accounts-command.ts';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, usageError, type CliIo } from './cli-io.ts';
 import { keysCommand } from './keys-command.ts';
 import { usageCommand } from './usage-command.ts';
-import { editDistance } from './arguments.ts';
 import { commandMeant, helpText, isHelpTopic } from './usage.ts';
 
 const HELP_FLAGS = new Set(['--help', '-h']);
@@ -39,7 +38,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(helpText());
       return EXIT_USAGE;
     default: {
-      const meant = commandMeant(command, editDistance);
+      const meant = commandMeant(command);
       throw usageError(`unknown command '${command}'${meant === undefined ? '' : `; did you mean 'munja ${meant}'?`}`);
     }
   }

@@ -1,5 +1,6 @@
 // Help texts: `munja help` shows every command, `munja keys --help` the keys commands, and
 // `munja keys create --help` that one command.
+import { editDistance } from '../config/edit-distance.ts';
 import { ENVIRONMENT_SETTINGS } from '../config/environment-settings.ts';
 import { DEFAULT_DATA_DIR } from '../config/load-config.ts';
 
@@ -77,8 +78,8 @@ export function isHelpTopic(topic: string): boolean {
 const SERVE_SYNONYMS = new Set(['start', 'run', 'server', 'up', 'listen']);
 
 /** The command a mistyped one most likely meant, if any. */
-export function commandMeant(typed: string, distance: (a: string, b: string) => number): string | undefined {
+export function commandMeant(typed: string): string | undefined {
   if (SERVE_SYNONYMS.has(typed)) return 'serve';
   const words = new Set(COMMANDS.map((command) => command.name.split(' ')[0]!));
-  return [...words].find((word) => distance(word, typed) <= 2);
+  return [...words].find((word) => editDistance(word, typed) <= 2);
 }

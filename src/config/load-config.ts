@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
+import { configFileProblem } from './config-file-problem.ts';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
 import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
@@ -124,10 +125,7 @@ function readConfigFile(path: string): ConfigFile {
 
 export function validateConfigFile(value: unknown, source: string): ConfigFile {
   if (validateFile(value)) return value;
-  const error = validateFile.errors?.[0];
-  const where = error?.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(top level)';
-  const extra = error?.keyword === 'additionalProperties' ? ` "${String(error.params.additionalProperty)}"` : '';
-  throw new ConfigError(`${source}: ${where} ${error?.message ?? 'is invalid'}${extra}`);
+  throw new ConfigError(`${source}: ${configFileProblem(validateFile.errors?.[0])}`);
 }
 
 interface Basics { workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null }

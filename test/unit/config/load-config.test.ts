@@ -58,6 +58,10 @@ describe('loadConfig', () => {
     ['a route policy on a non-route', { models: { pro: { local: {}, routePolicy: 'first' } } }, /models\.pro\.routePolicy applies only to a route/],
     ['an unknown route policy', { models: { fast: { local: {} }, auto: { route: ['fast'], routePolicy: 'random' } } }, /routePolicy/],
     ['a retry budget over 100 %', { upstream: { retry: { budgetPercent: 101 } } }, /upstream\.retry\.budgetPercent/],
+    ['a snake_case name', { models: { pro: { upstreams: [{ baseUrl: 'http://x/v1', api_key: 'k' }] } } }, /models\.pro\.upstreams\.0 has an unknown setting "api_key"; did you mean "apiKey"\?/],
+    ['a misspelt section', { limts: {} }, /\(top level\) has an unknown setting "limts"; did you mean "limits"\?/],
+    ['a misspelt setting', { models: { fast: { local: { langauge: 'en' } } } }, /did you mean "language"\?/],
+    ['an upstream URL without its scheme', { models: { pro: { upstreams: [{ baseUrl: 'localhost:8000/v1' }] } } }, /baseUrl must be an http:\/\/ or https:\/\/ URL, scheme included/],
   ])('refuses a config file with %s, naming the field', (_name, content, message) => {
     expect(() => loadConfig({ MUNJA_CONFIG: configFile(content) })).toThrow(message);
   });
