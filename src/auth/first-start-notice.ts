@@ -36,12 +36,17 @@ export function firstStartNotice(firstKey: FirstKey, context: NoticeContext): st
     '',
     'Try it:',
     `  export MUNJA_KEY="$(${readKey})"`,
-    `  curl ${base}/v1/chat/completions -H "Authorization: Bearer $MUNJA_KEY" -H "Content-Type: application/json" -d '{"model":"auto","messages":[{"role":"user","content":"Hello!"}]}'`,
+    `  curl ${base}/v1/chat/completions -H "Authorization: Bearer $MUNJA_KEY" -H "Content-Type: application/json" -d '{"model":"${exampleModel(config)}","messages":[{"role":"user","content":"Hello!"}]}'`,
   ];
   if (inDocker) lines.push(`  (from the host, through the port published for ${context.port})`);
   if (config.dashboard.enabled) lines.push('', ...dashboardLines(base, host, context, cli, inDocker));
   lines.push('', '');
   return lines.join('\n');
+}
+
+/** `auto` when it is served (the default config), else the config's first model: one that answers. */
+function exampleModel(config: Config): string {
+  return config.models.some((model) => model.id === 'auto') ? 'auto' : config.models[0]!.id;
 }
 
 function dashboardLines(base: string, host: string, context: NoticeContext, cli: string, inDocker: boolean): string[] {
