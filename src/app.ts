@@ -17,6 +17,7 @@ import { HttpServer } from './http/http-server.ts';
 import { MCP_PATH } from './http/request-context.ts';
 import { Router } from './http/router.ts';
 import { Lifecycle } from './lifecycle/lifecycle.ts';
+import { KeySecretWatch } from './lifecycle/key-secret-watch.ts';
 import { RedisStatus } from './lifecycle/redis-status.ts';
 import { loadMallocTrim, type MallocTrim } from './lifecycle/malloc-trim.ts';
 import { collectAfterSurges } from './lifecycle/surge-collection.ts';
@@ -71,15 +72,18 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const store = await openStore(config, { onError: (error) => logger.debug({ err: error }, 'redis connection error') });
   if (store.redis !== null && config.redis !== null) setCommandTimeout(store.redis, Math.max(config.redis.commandTimeoutMs, config.redis.connectTimeoutMs));
   const catalog = new ModelCatalog(config.models);
+  const secret = await store.keySecret();
   const auth = new Authenticator({
     store,
-    secret: await store.keySecret(),
+    secret,
     defaultLimits: config.limits,
     cacheTtlMs: config.authCacheTtlMs,
   });
   await store.events.subscribe((event) => auth.forget(event));
   if (store.redis !== null && config.redis !== null) setCommandTimeout(store.redis, config.redis.commandTimeoutMs);
-  const redisStatus = store.redis === null ? null : new RedisStatus(store.redis);
+  const secretWatch = store.redis === null ? null : new KeySecretWatch({ client: store.redis, secret, logger, adopt: (next) => auth.useSecret(next) });
+  // The secret check doubles as the liveness probe: one read a second notices a Redis that lost its data.
+  const redisStatus = store.redis === null || secretWatch === null ? null : new RedisStatus(store.redis, { probe: () => secretWatch.check() });
   const limiter: Limiter = config.redis
     ? await RedisLimiter.open(config.redis, { settings: config.limits, logger })
     : new MemoryLimiter(config.limits);
@@ -145,6 +149,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       stopSurgeCollection();
       server.close();
       redisStatus?.close();
+      secretWatch?.close();
       await Promise.allSettled([metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close(), tracing?.shutdown()]);
       await store.close();
       logger.info({ drained }, 'stopped');

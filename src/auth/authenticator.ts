@@ -36,7 +36,7 @@ export const MAX_CACHE_TTL_MS = 10_000;
 
 export class Authenticator {
   readonly #store: Store;
-  readonly #secret: KeyObject;
+  #secret: KeyObject;
   readonly #defaults: RateLimits;
   readonly #cache: KeyCache<Cached>;
   // Concurrent requests with one uncached key share a lookup (a burst after a forget, or at expiry).
@@ -86,6 +86,12 @@ export class Authenticator {
       this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
     }
     return principalOf(lookup);
+  }
+
+  /** Digests keys with `secret` from now on (the store's changed) and forgets every cached lookup. */
+  useSecret(secret: Buffer): void {
+    this.#secret = createSecretKey(secret);
+    this.forget({ kind: 'all' });
   }
 
   /** Drops the cached lookups a key event concerns (subscribe this to the store's events). */

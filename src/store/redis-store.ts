@@ -1,13 +1,13 @@
 // The Store on Redis (REDIS_URL), shared by every worker and machine. Layout: redis-keys.ts;
 // every change that touches several keys is one Lua script (redis-scripts.ts), so concurrent
 // writers cannot leave an index half-written. The auth lookup is one round trip.
-import { randomBytes } from 'node:crypto';
 import type { RedisConfig } from '../config/config-types.ts';
 import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { closeRedis, connectRedis, type RedisClient, type RedisClientOptions } from './redis-connection.ts';
 import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, MAILBOX_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
 import { RedisCredentials } from './redis-credentials.ts';
+import { ensureKeySecret } from './redis-key-secret.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
   ACCOUNT_BY_EMAIL, ADD_USAGE, COUNT_ACTIVE_KEYS, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, FIND_KEY_BY_ID, LIST_ACCOUNTS, LIST_KEYS, MARK_KEYS_USED,
@@ -30,7 +30,6 @@ export class RedisStore implements Store {
   /** The command connection; key-events publishes on it. */
   readonly client: RedisClient;
   readonly #credentials: RedisCredentials;
-  #secret: Buffer | undefined;
 
   private constructor(client: RedisClient) {
     this.client = client;
@@ -42,15 +41,13 @@ export class RedisStore implements Store {
     return new RedisStore(await connectRedis(config, options));
   }
 
+  /**
+   * Read from Redis each time (once at start, once per key created), not cached: after Redis lost
+   * its data another process may have written a new one, and a key digested with a stale secret
+   * would be refused by every other instance.
+   */
   async keySecret(): Promise<Buffer> {
-    if (this.#secret === undefined) {
-      // Set-if-absent then read: processes starting together agree on one secret.
-      await this.client.hsetnx(storeKeys.meta, 'keySecret', randomBytes(32).toString('hex'));
-      const hex = await this.client.hget(storeKeys.meta, 'keySecret');
-      if (hex === null || !/^[0-9a-f]{64}$/.test(hex)) throw new Error('the key secret is missing from the store');
-      this.#secret = Buffer.from(hex, 'hex');
-    }
-    return Buffer.from(this.#secret);
+    return ensureKeySecret(this.client);
   }
 
   async countAccounts(): Promise<number> {
