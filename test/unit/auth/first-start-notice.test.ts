@@ -23,6 +23,12 @@ describe('the first-start notice', () => {
     expect(text).not.toContain('MUNJA_INSECURE_COOKIES');
   });
 
+  it('tries a model the config serves: auto on the defaults, else the first one', () => {
+    expect(notice({})).toContain('-d \'{"model":"auto",');
+    const ollama = notice({}, ROOT, { models: { llama: { upstreams: [{ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }] } } });
+    expect(ollama).toContain('-d \'{"model":"llama",');
+  });
+
   it('with HOST=0.0.0.0 points the browser at a loopback address, where the Secure cookie works', () => {
     const text = notice({ HOST: '0.0.0.0' });
     expect(text).not.toContain('0.0.0.0');
