@@ -18,17 +18,15 @@ export interface FirstKey {
 /** Returns where the new key was saved, or null when the store already had accounts. */
 export async function createFirstKey(store: Store, dataDir: string): Promise<FirstKey | null> {
   if ((await store.countAccounts()) > 0) return null;
-  const file = join(dataDir, FIRST_KEY_FILE);
-  // A file left from an earlier data dir is replaced, not reused: its permissions are not ours to trust.
-  rmSync(file, { force: true });
   // Opened before the key exists, so that an unwritable data dir costs no key.
-  let fd: number;
+  let opened: { file: string; fd: number };
   try {
     mkdirSync(dataDir, { recursive: true });
-    fd = openSync(file, 'wx', 0o600);
+    opened = openNewKeyFile(dataDir);
   } catch (error) {
-    throw new Error(`cannot save the first API key in ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Error(`cannot save the first API key in ${join(dataDir, FIRST_KEY_FILE)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  const { file, fd } = opened;
   try {
     const created = await createApiKey(store, { accountEmail: FIRST_ADMIN_EMAIL, name: 'first key', createAccount: true, isAdmin: true });
     writeSync(fd, `${created.key}\n`);
@@ -38,5 +36,21 @@ export async function createFirstKey(store: Store, dataDir: string): Promise<Fir
     throw error;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A file of our own (created here, mode 0600), never one that exists: a key file left by a start on
+ * another store (SQLite, then Redis, with the same data dir) holds a key that still works, so the next
+ * one goes beside it as first-api-key-2.txt, -3, ….
+ */
+function openNewKeyFile(dataDir: string): { file: string; fd: number } {
+  for (let number = 1; ; number++) {
+    const file = join(dataDir, number === 1 ? FIRST_KEY_FILE : FIRST_KEY_FILE.replace('.txt', `-${number}.txt`));
+    try {
+      return { file, fd: openSync(file, 'wx', 0o600) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || number >= 100) throw error;
+    }
   }
 }
