@@ -29,7 +29,10 @@ function listenProblem(error: NodeJS.ErrnoException, host: string, port: number,
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   switch (error.code) {
     case 'EADDRINUSE':
-      return `${setting}: ${where} is already in use (is Munja already running?); stop that process or choose another port`;
+      return setting === 'MUNJA_METRICS_PORT'
+        // A second instance on one machine meets this first: its API port may well be free.
+        ? `${setting}: ${where} is already in use (is Munja already running?); for a second instance set MUNJA_METRICS_PORT=0 (a free port) or MUNJA_METRICS_PORT=off`
+        : `${setting}: ${where} is already in use (is Munja already running?); stop that process or choose another port`;
     case 'EACCES':
       return `${setting}: no permission to listen on ${where} (ports below 1024 need privileges)`;
     case 'EADDRNOTAVAIL':

@@ -51,7 +51,7 @@ async function holdPort(): Promise<number> {
 describe('a start that cannot succeed', () => {
   it('stops when the metrics port is taken, instead of serving the API without it', async () => {
     const taken = await holdPort();
-    expectOneClearLine(await failedStart({ MUNJA_METRICS_PORT: String(taken) }), new RegExp(`MUNJA_METRICS_PORT: 127\\.0\\.0\\.1:${taken} is already in use`));
+    expectOneClearLine(await failedStart({ MUNJA_METRICS_PORT: String(taken) }), new RegExp(`MUNJA_METRICS_PORT: 127\\.0\\.0\\.1:${taken} is already in use .*for a second instance set MUNJA_METRICS_PORT=0 \\(a free port\\) or MUNJA_METRICS_PORT=off`));
   });
 
   it('stops when another Munja already serves the port, rather than sharing it', async () => {
