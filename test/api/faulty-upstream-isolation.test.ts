@@ -11,6 +11,8 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
 
+const CALM_FLOOR_MS = 10;
+
 let upstream: ChildProcess;
 let baseUrl: string;
 let gateway: TestGateway | undefined;
@@ -103,8 +105,11 @@ it.each([
     await flood;
     clearInterval(sampler);
     const figures = JSON.stringify({ calm, flooded, floods, refused, rssGrowthMiB: Math.round((rssMax - rssBefore) / 2 ** 20) });
-    expect(flooded.health / calm.health, figures).toBeLessThan(10);
-    expect(flooded.stream / calm.stream, figures).toBeLessThan(10);
+    // A calm p99 of a few ms is one scheduling hiccup away from doubling while other test files
+    // share the cores, so the ratio is taken over at least 10 ms: a stall (the old splitter held
+    // /health for 1.6 s against a calm 9.7 ms) is still a ratio of well over a hundred.
+    expect(flooded.health / Math.max(calm.health, CALM_FLOOR_MS), figures).toBeLessThan(10);
+    expect(flooded.stream / Math.max(calm.stream, CALM_FLOOR_MS), figures).toBeLessThan(10);
     expect(rssMax - rssBefore, figures).toBeLessThan(64 * 2 ** 20);
     // Each flood that reached the upstream ended in an error event (the event outgrew the cap); on
     // the defaults the breaker refuses the rest at once.
