@@ -83,7 +83,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   if (store.redis !== null && config.redis !== null) setCommandTimeout(store.redis, config.redis.commandTimeoutMs);
   const secretWatch = store.redis === null ? null : new KeySecretWatch({ client: store.redis, secret, logger, adopt: (next) => auth.useSecret(next) });
   // The secret check doubles as the liveness probe: one read a second notices a Redis that lost its data.
-  const redisStatus = store.redis === null || secretWatch === null ? null : new RedisStatus(store.redis, { probe: () => secretWatch.check() });
+  const redisStatus = secretWatch === null ? null : new RedisStatus(store.redis!, { probe: () => secretWatch.check() });
   const limiter: Limiter = config.redis
     ? await RedisLimiter.open(config.redis, { settings: config.limits, logger })
     : new MemoryLimiter(config.limits);

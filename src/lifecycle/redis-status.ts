@@ -1,7 +1,8 @@
 // Whether the shared store's Redis answers, for /readyz: a probe every second (each bounded by the
-// client's command deadline): a PING, or a read that has its own use (the key-secret check). It turns "down" only after no PING has succeeded for a while, so
-// one slow answer or a reconnect blip does not flap the probe; it is "up" again at the first
-// answer. Connection events alone would miss a Redis that keeps its sockets open but is stuck.
+// client's command deadline), a PING or a read that has its own use (the key-secret check). It
+// turns "down" only after no probe has succeeded for a while, so one slow answer or a reconnect
+// blip does not flap the probe; it is "up" again at the first answer. Connection events alone would
+// miss a Redis that keeps its sockets open but is stuck.
 import type { RedisClient } from '../store/redis-connection.ts';
 
 export type DependencyState = 'up' | 'down';
