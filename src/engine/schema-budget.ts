@@ -5,20 +5,10 @@
 // A request is let in while the bucket is above zero and charged what its schemas cost, so one
 // request can overdraw it by at most the engine's task deadline. Per process, as the pool is.
 import { ApiError } from '../errors/api-error.ts';
+import { type Bucket, msUntil, refill } from '../ratelimit/token-bucket.ts';
 
-const WINDOW_MS = 60_000;
 /** Past this many accounts, those whose bucket is full again are forgotten. */
 const SWEEP_AT = 10_000;
-
-class Bucket {
-  level: number;
-  at: number;
-
-  constructor(level: number, at: number) {
-    this.level = level;
-    this.at = at;
-  }
-}
 
 export class SchemaBudget {
   readonly #perMinuteMs: number;
@@ -32,7 +22,7 @@ export class SchemaBudget {
   admit(account: string): void {
     const level = this.#level(account, Date.now());
     if (level > 0) return;
-    const retryAfterS = Math.max(1, Math.ceil((-level * WINDOW_MS) / this.#perMinuteMs / 1000));
+    const retryAfterS = Math.max(1, Math.ceil(msUntil(level, 0, this.#perMinuteMs) / 1000));
     throw new ApiError('rate_limit_exceeded', {
       headers: { 'retry-after': String(retryAfterS) },
       message: `This account has spent its local-engine time for compiling new schemas (${this.#perMinuteMs} ms a minute); reuse schemas, or retry after ${retryAfterS} s.`,
@@ -42,26 +32,28 @@ export class SchemaBudget {
   charge(account: string, ms: number): void {
     if (ms <= 0) return;
     const now = Date.now();
-    const level = this.#level(account, now) - ms;
-    const bucket = this.#buckets.get(account);
-    if (bucket !== undefined) {
-      bucket.level = level;
-      bucket.at = now;
-      return;
+    let bucket = this.#buckets.get(account);
+    if (bucket === undefined) {
+      if (this.#buckets.size >= SWEEP_AT) this.#sweep(now);
+      bucket = { level: this.#perMinuteMs, updatedAt: now };
+      this.#buckets.set(account, bucket);
+    } else {
+      refill(bucket, this.#perMinuteMs, now);
     }
-    if (this.#buckets.size >= SWEEP_AT) this.#sweep(now);
-    this.#buckets.set(account, new Bucket(level, now));
+    bucket.level -= ms;
   }
 
   #level(account: string, now: number): number {
     const bucket = this.#buckets.get(account);
     if (bucket === undefined) return this.#perMinuteMs;
-    return Math.min(this.#perMinuteMs, bucket.level + ((now - bucket.at) * this.#perMinuteMs) / WINDOW_MS);
+    refill(bucket, this.#perMinuteMs, now);
+    return bucket.level;
   }
 
   #sweep(now: number): void {
     for (const [account, bucket] of this.#buckets) {
-      if (bucket.level + ((now - bucket.at) * this.#perMinuteMs) / WINDOW_MS >= this.#perMinuteMs) this.#buckets.delete(account);
+      refill(bucket, this.#perMinuteMs, now);
+      if (bucket.level >= this.#perMinuteMs) this.#buckets.delete(account);
     }
   }
 }
