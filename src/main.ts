@@ -115,8 +115,7 @@ async function serveOne(proc: Process): Promise<number> {
       app.lifecycle.beginDrain();
       logger.info({ signal, inFlight: app.lifecycle.inFlight, drainDelayMs: config.drainDelayMs }, 'draining');
       const propagated = new Promise((resume) => setTimeout(resume, config.drainDelayMs));
-      propagated.then(() => app.shutdown()).then(() => {
-        flush();
+      propagated.then(() => app.shutdown()).then(() => logs.drain()).then(() => {
         // A worker's IPC channel to the primary would keep it alive; and whatever else still holds
         // the event loop (a stray socket in a library) must not turn a clean drain into a hang.
         if (cluster.isWorker) process.disconnect?.();
@@ -142,7 +141,7 @@ function reloadTls(app: { reloadTls(): void }, logger: Logger): void {
 }
 
 async function servePrimary(proc: Process): Promise<number> {
-  const { config, logger, flush } = proc;
+  const { config, logger } = proc;
   const store = await openStore(config);
   const firstKey = await createFirstKey(store, config.dataDir).finally(() => store.close());
   // The primary serves GET /metrics: the sum of what every worker reports.
@@ -159,6 +158,6 @@ async function servePrimary(proc: Process): Promise<number> {
     },
   });
   await metrics?.close();
-  flush();
+  await proc.logs.drain();
   return exitCode;
 }

@@ -31,8 +31,10 @@ export interface LoggerHandle {
   readonly logger: Logger;
   /** The one line per request (observability/request-log.ts), in the same stream as the others. */
   readonly requestLog: RequestLog;
-  /** Writes out what is buffered; call before exiting. */
+  /** Writes out what is buffered at once; for an exit that cannot wait (a write still in flight may land after it). */
   flush(): void;
+  /** Writes out what is buffered, after and in order with any write in flight; for a clean shutdown. */
+  drain(): Promise<void>;
 }
 
 // Lines are written in batches of 64 KiB (log-lines.ts), and at least this often: one write per
@@ -44,6 +46,7 @@ const FLUSH_EVERY_MS = 100;
 // What waits for a slow or failing destination is bounded; lines beyond it are dropped (about two
 // seconds of request lines at 30k req/s).
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+const DRAIN_TIMEOUT_MS = 2_000;
 
 export function createLogger(level: LogLevel, destination: number | NodeJS.WritableStream = 1): LoggerHandle {
   const base = { pid: process.pid };
@@ -51,7 +54,7 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
   const minLevel = level === 'silent' ? Number.POSITIVE_INFINITY : pino.levels.values[level] ?? 30;
   if (typeof destination !== 'number') {
     const streamLines = new LogLines((region) => destination.write(region), { eachLine: true });
-    return { logger: pino(options, destination), requestLog: new RequestLog(streamLines, minLevel), flush: () => {} };
+    return { logger: pino(options, destination), requestLog: new RequestLog(streamLines, minLevel), flush: () => {}, drain: async () => {} };
   }
   // sonic-boom is pino's own destination, in buffer mode: it keeps the batches handed to it as
   // they are. Version 5 is used directly because 4 (pino's) retries a failed synchronous flush
@@ -99,5 +102,13 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
         // the lines are lost either way
       }
     },
+    // sonic-boom calls back once its in-flight write and everything queued behind it are written.
+    // A destination that never takes them (a stalled pipe) must not hold a shutdown: bounded.
+    drain: () => new Promise<void>((resolve) => {
+      batch.handOver();
+      if (!ready) return resolve();
+      const timer = setTimeout(resolve, DRAIN_TIMEOUT_MS).unref();
+      stream.flush(() => { clearTimeout(timer); resolve(); });
+    }),
   };
 }

@@ -36,14 +36,14 @@ describe('logger', () => {
     const dir = mkdtempSync(join(tmpdir(), 'munja-log-'));
     const fd = openSync(join(dir, 'out.log'), 'w');
     try {
-      const { logger, requestLog, flush } = createLogger('info', fd);
+      const { logger, requestLog, drain } = createLogger('info', fd);
       await new Promise((resolve) => setTimeout(resolve, 20)); // the destination opens on the next turn
       const count = 3_000; // several batches
       for (let i = 0; i < count; i += 1) {
         if (i % 2 === 0) requestLog.write(requestContext(String(i)));
         else logger.info({ i: String(i) }, 'other');
       }
-      flush();
+      await drain();
       const lines = readFileSync(join(dir, 'out.log'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
       expect(lines.map((line) => line.i ?? line.reqId)).toEqual(Array.from({ length: count }, (_, i) => String(i)));
       expect(lines.filter((line) => line.msg === 'request').every((line) => line.model === 'čćžšđ-模型-🙂')).toBe(true);
