@@ -6,7 +6,8 @@ import type { EngineChoice, EngineResult } from '../engine/engine-types.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { ChatChunks } from '../streaming/chat-chunks.ts';
 import { completionId } from '../streaming/completion-id.ts';
-import { DONE_FRAME, SseWriter, frame } from '../streaming/sse-writer.ts';
+import { type EventSink, openEventSink } from '../streaming/event-sink.ts';
+import { DONE_FRAME, frame } from '../streaming/sse-writer.ts';
 import { usageOf } from '../streaming/usage.ts';
 
 export interface LocalStreamDelivery {
@@ -98,7 +99,7 @@ function toolCallEvents(chunks: ChatChunks, index: number, choice: EngineChoice)
 
 class LocalStream {
   readonly #delivery: LocalStreamDelivery;
-  readonly #writer: SseWriter;
+  readonly #writer: EventSink;
   readonly #chunks: ChatChunks;
   /** Per choice: its events when it calls tools, else null (its steps are its pieces). */
   readonly #toolEvents: (string[] | null)[] | null = null;
@@ -111,7 +112,7 @@ class LocalStream {
 
   constructor(delivery: LocalStreamDelivery) {
     this.#delivery = delivery;
-    this.#writer = new SseWriter(delivery.ctx);
+    this.#writer = openEventSink(delivery.ctx);
     this.#chunks = new ChatChunks(completionId(), Math.floor(Date.now() / 1000), delivery.model, delivery.includeUsage);
     const { choices } = delivery.result;
     if (delivery.structured && choices.some((choice) => choice.toolCalls !== undefined)) this.#toolEvents = choices.map((choice, index) => toolCallEvents(this.#chunks, index, choice));

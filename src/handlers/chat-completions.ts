@@ -123,7 +123,7 @@ const HTTP_ANSWER: CompletionAnswer = {
 };
 
 /** The run's request, told the time spent on the target (the gateway-overhead metric is the total time minus it). */
-function left(run: AdmittedCompletion): RequestContext {
+export function left(run: AdmittedCompletion): RequestContext {
   const ctx = run.client as RequestContext;
   ctx.targetMs = performance.now() - run.dispatchedAt;
   ctx.trace?.leave();

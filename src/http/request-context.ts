@@ -1,7 +1,9 @@
 // Per-request state. uWS invalidates HttpRequest when the handler returns and HttpResponse when
 // the request is aborted, so everything needed later is copied here synchronously.
 import { randomBytes, randomFillSync } from 'node:crypto';
+import type { ApiError } from '../errors/api-error.ts';
 import type { RequestTrace } from '../observability/request-trace.ts';
+import type { StreamTranslator } from '../streaming/stream-translator.ts';
 import type { RateLimitState } from '../ratelimit/limiter.ts';
 import type { BodyBudget } from './body-budget.ts';
 import type { BodyReader } from './body-reader.ts';
@@ -75,6 +77,19 @@ export interface DashboardHeaders {
   readonly remoteAddress: string;
 }
 
+/** Paths under this get the headers below: the Anthropic Messages API and the model list it reads. */
+const ANTHROPIC_PATHS = '/v1/m';
+
+/** Headers Anthropic's clients send; empty strings when absent. */
+export interface AnthropicHeaders {
+  /** The key, as Anthropic's SDKs send it when not as a bearer token. */
+  readonly apiKey: string;
+  readonly version: string;
+}
+
+/** An endpoint's own shape for error bodies; the API's (`{error:{message,type,param,code}}`) when none is set. */
+export type ErrorFormat = (error: ApiError) => string;
+
 /** What work on behalf of a client needs to know about it going away. */
 export interface Abortable {
   readonly requestId: string;
@@ -132,6 +147,12 @@ export class RequestContext implements Abortable {
   readonly mcp: McpHeaders | null;
   /** Copied under DASHBOARD_PATH only, for the same reason. */
   readonly dashboard: DashboardHeaders | null;
+  /** Copied for /v1/messages… and /v1/models… only. */
+  readonly anthropic: AnthropicHeaders | null;
+  /** Set by an endpoint whose errors have another shape (the Messages API). */
+  errorFormat: ErrorFormat | null = null;
+  /** Set by an endpoint that streams another protocol: the chat events of its completion are translated. */
+  translator: StreamTranslator | null = null;
   aborted = false;
   /** Status sent (0 until the response has started). */
   status = 0;
@@ -188,6 +209,7 @@ export class RequestContext implements Abortable {
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
+    this.anthropic = matched === null && this.path.startsWith(ANTHROPIC_PATHS) ? copyAnthropicHeaders(req) : null;
   }
 
   /**
@@ -224,6 +246,10 @@ function copyMcpHeaders(req: HttpRequest): McpHeaders {
     sessionId: req.getHeader('mcp-session-id'),
     lastEventId: req.getHeader('last-event-id'),
   };
+}
+
+function copyAnthropicHeaders(req: HttpRequest): AnthropicHeaders {
+  return { apiKey: req.getHeader('x-api-key'), version: req.getHeader('anthropic-version') };
 }
 
 function copyDashboardHeaders(req: HttpRequest, remoteAddress: string, forwardedFor: string): DashboardHeaders {

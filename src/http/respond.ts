@@ -59,7 +59,12 @@ function writeResponse(): void {
 
 export function sendError(ctx: RequestContext, error: ApiError, options: { closeConnection?: boolean } = {}): boolean {
   ctx.errorCode = error.code;
-  return send(ctx, error.status, JSON.stringify(error), error.headers, options);
+  return send(ctx, error.status, errorBody(ctx, error), error.headers, options);
+}
+
+/** The error in the shape of the request's endpoint. */
+export function errorBody(ctx: RequestContext, error: ApiError): string {
+  return ctx.errorFormat === null ? JSON.stringify(error) : ctx.errorFormat(error);
 }
 
 /**
@@ -79,7 +84,7 @@ export function sendRefusal(ctx: RequestContext, error: ApiError): boolean {
   ctx.res.cork(() => {
     writeHead(ctx, error.status, JSON_TYPE, error.headers);
     ctx.res.writeHeader('connection', 'close');
-    ctx.res.write(JSON.stringify(error));
+    ctx.res.write(errorBody(ctx, error));
   });
   return true;
 }

@@ -4,6 +4,7 @@
 // closed, which runs the abort path and so stops the work behind the stream (the upstream request,
 // the engine). uWS buffers at most what the producer wrote before it paused.
 import type { ApiError } from '../errors/api-error.ts';
+import type { EventSink } from './event-sink.ts';
 import { beginStreaming, sendError } from '../http/respond.ts';
 import type { RequestContext } from '../http/request-context.ts';
 
@@ -15,7 +16,7 @@ const SSE_HEADERS = {
 /** SSE responses open in this process (the open-streams gauge); the HTTP server decrements it when the request is done. */
 export const openStreams = { count: 0 };
 
-export class SseWriter {
+export class SseWriter implements EventSink {
   readonly #ctx: RequestContext;
   /** Waiting for the client to read; the stall timer cuts it off if that lasts too long. */
   #stalled = false;
@@ -155,5 +156,6 @@ export function endWithError(ctx: RequestContext, error: ApiError, closeConnecti
   }
   ctx.errorCode = error.code;
   ctx.finished = true;
-  ctx.res.cork(() => ctx.res.end(errorEvents(error)));
+  const events = ctx.translator === null ? errorEvents(error) : ctx.translator.failed(error);
+  ctx.res.cork(() => ctx.res.end(events));
 }

@@ -4,7 +4,7 @@
 import type { Dispatcher } from 'undici';
 import type { RequestContext } from '../http/request-context.ts';
 import { ByteBatch } from '../streaming/byte-batch.ts';
-import { SseWriter } from '../streaming/sse-writer.ts';
+import { type EventSink, openEventSink } from '../streaming/event-sink.ts';
 import { type OnEvent, SseEventSplitter } from './sse-event-splitter.ts';
 import type { StreamEventFilter } from './stream-event-filter.ts';
 
@@ -15,7 +15,7 @@ export class BrokenStream extends Error {
 
 export class StreamRelay {
   readonly filter: StreamEventFilter;
-  readonly #writer: SseWriter;
+  readonly #writer: EventSink;
   readonly #splitter: SseEventSplitter;
   readonly #controller: Dispatcher.DispatchController;
   // What one upstream read gives the client, emptied by each write, and the callbacks that fill
@@ -39,7 +39,7 @@ export class StreamRelay {
       if (filter.broken === null) filter.filter(event, text, batch);
     };
     this.#flush = () => this.#writeParts();
-    this.#writer = new SseWriter(client);
+    this.#writer = openEventSink(client);
     // The status and headers go out with the first events, in one send: an SSE server usually
     // writes its headers and first event together, so both are here once the read is parsed.
     this.#headers = headers;

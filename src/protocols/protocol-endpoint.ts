@@ -1,0 +1,108 @@
+// One endpoint of another protocol (the Responses API, the Messages API) in front of the chat
+// completion pipeline: its key, its body translated into a chat request, then the same admission,
+// limits, dispatch, usage, logs, metrics and traces as /v1/chat/completions. Its reply and its
+// stream are translated back (ProtocolTurn), and its errors take its own shape (errorFormat).
+import type { Principal } from '../auth/authenticator.ts';
+import { type ChatCompletionsDeps, left } from '../handlers/chat-completions.ts';
+import { type AdmittedCompletion, admitCompletion, type CompletionAnswer } from '../dispatch/completion-service.ts';
+import type { CompletionOutcome } from '../dispatch/dispatch.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { BodyReader } from '../http/body-reader.ts';
+import { isJsonContentType } from '../http/content-type.ts';
+import type { ErrorFormat, RequestContext } from '../http/request-context.ts';
+import { send } from '../http/respond.ts';
+import { ENDS_LATER } from '../http/router.ts';
+import type { StreamTranslator } from '../streaming/stream-translator.ts';
+import type { ChatRequest } from '../validation/chat-request.ts';
+import { parseJsonRequest } from '../validation/parse-json-body.ts';
+
+export interface TurnUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/** One request of the protocol, as the chat request it runs as, and how its answer is made. */
+export interface ProtocolTurn {
+  readonly request: ChatRequest;
+  /** More response headers (what was left out of the request, …). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The protocol's JSON reply, from the chat completion (a chat.completion object). */
+  reply(completion: Record<string, unknown>, usage: TurnUsage): string | Promise<string>;
+  /** The translator of a streamed request's events, made once before dispatch. */
+  streamTranslator(): StreamTranslator;
+}
+
+export interface ProtocolFront {
+  /** The shape of this endpoint's error bodies; null: the API's own. */
+  readonly errorFormat: ErrorFormat | null;
+  /** The credential to authenticate, as an Authorization header value. */
+  credential(ctx: RequestContext): string;
+  /** The body (parsed JSON) → the turn; may wait (a stored conversation to read). Throws ApiError on a bad body. */
+  begin(body: unknown, principal: Principal, ctx: RequestContext): ProtocolTurn | Promise<ProtocolTurn>;
+}
+
+export async function protocolCompletion(front: ProtocolFront, deps: ChatCompletionsDeps, ctx: RequestContext): Promise<typeof ENDS_LATER> {
+  ctx.errorFormat = front.errorFormat;
+  // Made before anything is awaited: it takes the body as it arrives.
+  const reader = new BodyReader(ctx, deps.config);
+  ctx.trace?.enter('munja.auth');
+  const principal = await deps.auth.authenticate(front.credential(ctx));
+  ctx.trace?.leave();
+  ctx.keyId = principal.keyId;
+  if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
+  const body = parseJsonRequest(await reader.read(), { maxDepth: deps.config.maxJsonDepth });
+  const turn = await front.begin(body.value, principal, ctx);
+  const { request } = turn;
+  ctx.model = request.model;
+  ctx.stream = request.stream;
+  const { trace } = ctx;
+  if (trace?.capturesContent) trace.recordInput(request.body.messages);
+  const admitted = await admitCompletion(deps, principal, request, trace);
+  ctx.promptTokens = admitted.promptTokens;
+  ctx.rateLimits = admitted;
+  if (turn.headers !== undefined) admitted.headers = { ...admitted.headers, ...turn.headers };
+  if (request.stream) ctx.translator = turn.streamTranslator();
+  trace?.served(admitted.model.id);
+  trace?.enter('munja.dispatch');
+  admitted.start(deps, ctx, request.stream ? ctx : null, false, new ProtocolAnswer(turn));
+  return ENDS_LATER;
+}
+
+/** A completion answered on its HTTP request in the protocol's shape (a stream writes its own). */
+class ProtocolAnswer implements CompletionAnswer {
+  readonly #turn: ProtocolTurn;
+
+  constructor(turn: ProtocolTurn) {
+    this.#turn = turn;
+  }
+
+  completed(run: AdmittedCompletion, outcome: CompletionOutcome, billedPromptTokens: number): void {
+    const ctx = left(run);
+    ctx.promptTokens = billedPromptTokens;
+    ctx.completionTokens = outcome.completionTokens;
+    const { body } = outcome;
+    if (body == null) return ctx.end(); // streamed, or the client left
+    if (ctx.trace?.capturesContent) ctx.trace.recordOutput(body.choices);
+    const headers = outcome.headers === undefined ? run.headers : { ...run.headers, ...outcome.headers };
+    let replying: string | Promise<string>;
+    try {
+      replying = this.#turn.reply(body, { promptTokens: billedPromptTokens, completionTokens: outcome.completionTokens });
+    } catch (error) {
+      return ctx.end(error);
+    }
+    if (typeof replying === 'string') return sendReply(ctx, replying, headers);
+    replying.then((reply) => sendReply(ctx, reply, headers), (error: unknown) => ctx.end(error));
+  }
+
+  refused(run: AdmittedCompletion, error: unknown): void {
+    const ctx = left(run);
+    // Nothing was served, so nothing is billed: the log line and the token metric agree with usage.
+    ctx.promptTokens = 0;
+    ctx.end(error);
+  }
+}
+
+function sendReply(ctx: RequestContext, reply: string, headers: Readonly<Record<string, string>>): void {
+  send(ctx, 200, reply, headers);
+  ctx.end();
+}

@@ -1,0 +1,40 @@
+// A stream in another protocol (Responses, Messages) made from a chat completion's stream: chat
+// chunks in, that protocol's events out. One per streamed request, set on its RequestContext.
+import type { ApiError } from '../errors/api-error.ts';
+
+export interface StreamTranslator {
+  /** A chat.completion.chunk (parsed); the protocol's framed events for it, or ''. */
+  chunk(chunk: ChatChunk): string;
+  /** The chat stream's `[DONE]`: the events that close a whole completion. */
+  done(): string;
+  /** The stream failed after it opened (an error event, a cut connection): the events that end it. */
+  failed(error: ApiError | { readonly message: string; readonly code?: string | null; readonly type?: string }): string;
+}
+
+/** The parts of a chat.completion.chunk a translator reads. */
+export interface ChatChunk {
+  readonly id?: string;
+  readonly model?: string;
+  readonly choices?: readonly ChatChunkChoice[];
+  readonly usage?: { readonly prompt_tokens?: number; readonly completion_tokens?: number } | null;
+  readonly error?: { readonly message: string; readonly type?: string; readonly code?: string | null };
+}
+
+export interface ChatChunkChoice {
+  readonly index: number;
+  readonly delta?: {
+    readonly role?: string;
+    readonly content?: string | null;
+    readonly refusal?: string | null;
+    readonly reasoning_content?: string | null;
+    readonly tool_calls?: readonly ChatChunkToolCall[];
+  };
+  readonly finish_reason?: string | null;
+}
+
+export interface ChatChunkToolCall {
+  readonly index: number;
+  readonly id?: string;
+  readonly type?: string;
+  readonly function?: { readonly name?: string; readonly arguments?: string };
+}
