@@ -31,7 +31,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'api',
-          include: ['test/api/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/mcp/**/*.test.ts', 'test/contract/**/*.test.ts'],
+          include: ['test/api/**/*.test.ts', 'test/protocols/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/mcp/**/*.test.ts', 'test/contract/**/*.test.ts'],
           exclude: needsRedis,
         },
       },

@@ -25,11 +25,13 @@ export interface TurnUsage {
 export interface ProtocolTurn {
   readonly request: ChatRequest;
   /** More response headers (what was left out of the request, …). */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** The protocol's JSON reply, from the chat completion (a chat.completion object). */
   reply(completion: Record<string, unknown>, usage: TurnUsage): string | Promise<string>;
   /** The translator of a streamed request's events, made once before dispatch. */
   streamTranslator(): StreamTranslator;
+  /** An admission error (about the chat request) in the protocol's own terms. */
+  refine?(error: unknown): unknown;
 }
 
 export interface ProtocolFront {
@@ -57,7 +59,12 @@ export async function protocolCompletion(front: ProtocolFront, deps: ChatComplet
   ctx.stream = request.stream;
   const { trace } = ctx;
   if (trace?.capturesContent) trace.recordInput(request.body.messages);
-  const admitted = await admitCompletion(deps, principal, request, trace);
+  let admitted: AdmittedCompletion;
+  try {
+    admitted = await admitCompletion(deps, principal, request, trace);
+  } catch (error) {
+    throw turn.refine === undefined ? error : turn.refine(error);
+  }
   ctx.promptTokens = admitted.promptTokens;
   ctx.rateLimits = admitted;
   if (turn.headers !== undefined) admitted.headers = { ...admitted.headers, ...turn.headers };

@@ -8,10 +8,15 @@ let offset = pool.length;
 
 /** `chatcmpl-` + 24 random base64url characters, like OpenAI's ids. */
 export function completionId(): string {
+  return randomId('chatcmpl-');
+}
+
+/** `prefix` + 24 random base64url characters (`resp_…`, `msg_…`, `toolu_…`). */
+export function randomId(prefix: string): string {
   if (offset === pool.length) {
     randomFillSync(pool);
     offset = 0;
   }
   offset += ID_BYTES;
-  return `chatcmpl-${pool.toString('base64url', offset - ID_BYTES, offset)}`;
+  return prefix + pool.toString('base64url', offset - ID_BYTES, offset);
 }

@@ -1,0 +1,161 @@
+// Chat chunks → Responses API stream events: the response's lifecycle (created, in_progress, then
+// completed, incomplete or failed), and per output item its added/delta/done events. Items come
+// one after the other, as OpenAI sends them: an item is closed when the next one starts.
+import { randomId } from '../../streaming/completion-id.ts';
+import type { ChatChunk, ChatChunkToolCall, StreamTranslator } from '../../streaming/stream-translator.ts';
+import { type FunctionCallItem, type MessageItem, type OutputItem, type ResponseFrame, type ResponseUsage, responseObject, statusOf } from './response-object.ts';
+
+interface OpenMessage {
+  readonly kind: 'message';
+  readonly outputIndex: number;
+  readonly id: string;
+  /** The JSON-quoted id, spelled once for every delta event. */
+  readonly quotedId: string;
+  text: string;
+}
+
+interface OpenCall {
+  readonly kind: 'call';
+  readonly outputIndex: number;
+  readonly id: string;
+  readonly callId: string;
+  readonly name: string;
+  args: string;
+  open: boolean;
+}
+
+export class ResponsesStream implements StreamTranslator {
+  readonly #frame: ResponseFrame;
+  #sequence = 0;
+  #started = false;
+  #ended = false;
+  readonly #output: OutputItem[] = [];
+  #current: OpenMessage | OpenCall | null = null;
+  /** The chat stream's tool calls by their index. */
+  readonly #calls = new Map<number, OpenCall>();
+  #finishReason: string | null = null;
+  #usage: ResponseUsage | null = null;
+  /** The response as its last event carried it; null until the stream ended. */
+  final: Record<string, unknown> | null = null;
+
+  constructor(frame: ResponseFrame) {
+    this.#frame = frame;
+  }
+
+  chunk(chunk: ChatChunk): string {
+    if (this.#ended) return '';
+    let events = this.#start();
+    const usage = chunk.usage;
+    if (usage != null) this.#usage = { input_tokens: usage.prompt_tokens ?? 0, output_tokens: usage.completion_tokens ?? 0 };
+    const choice = chunk.choices?.[0];
+    if (choice === undefined) return events;
+    const delta = choice.delta;
+    const text = delta?.content ?? delta?.refusal;
+    if (typeof text === 'string' && text !== '') events += this.#text(text);
+    if (delta?.tool_calls !== undefined) for (const call of delta.tool_calls) events += this.#toolCall(call);
+    if (choice.finish_reason != null) this.#finishReason = choice.finish_reason;
+    return events;
+  }
+
+  done(): string {
+    if (this.#ended) return '';
+    let events = this.#start() + this.#close();
+    this.#ended = true;
+    const { status, incompleteReason } = statusOf(this.#finishReason);
+    const state = { status, output: this.#output, usage: this.#usage };
+    this.final = responseObject(this.#frame, incompleteReason === undefined ? state : { ...state, incompleteReason });
+    events += this.#event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: this.final });
+    return events;
+  }
+
+  failed(error: { readonly message: string }): string {
+    if (this.#ended) return '';
+    const events = this.#start();
+    this.#ended = true;
+    this.final = responseObject(this.#frame, { status: 'failed', output: this.#output, usage: this.#usage, error: { code: 'server_error', message: error.message } });
+    return events + this.#event('response.failed', { response: this.final });
+  }
+
+  #start(): string {
+    if (this.#started) return '';
+    this.#started = true;
+    const response = responseObject(this.#frame, { status: 'in_progress', output: [], usage: null });
+    return this.#event('response.created', { response }) + this.#event('response.in_progress', { response });
+  }
+
+  #text(text: string): string {
+    let events = '';
+    let message = this.#current;
+    if (message?.kind !== 'message') {
+      events += this.#close();
+      const id = randomId('msg_');
+      message = { kind: 'message', outputIndex: this.#output.length, id, quotedId: JSON.stringify(id), text: '' };
+      this.#current = message;
+      this.#output.push(messageItem(message, 'in_progress'));
+      events += this.#event('response.output_item.added', { output_index: message.outputIndex, item: messageItem(message, 'in_progress') });
+      events += this.#event('response.content_part.added', { item_id: id, output_index: message.outputIndex, content_index: 0, part: outputText('') });
+    }
+    message.text += text;
+    // The event sent most often, written without building an object for it.
+    const sequence = this.#sequence++;
+    return `${events}event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${sequence},"item_id":${message.quotedId},"output_index":${message.outputIndex},"content_index":0,"delta":${JSON.stringify(text)},"logprobs":[]}\n\n`;
+  }
+
+  #toolCall(delta: ChatChunkToolCall): string {
+    let events = '';
+    let call = this.#calls.get(delta.index);
+    if (call === undefined) {
+      events += this.#close();
+      call = { kind: 'call', outputIndex: this.#output.length, id: randomId('fc_'), callId: delta.id ?? randomId('call_'), name: delta.function?.name ?? '', args: '', open: true };
+      this.#calls.set(delta.index, call);
+      this.#current = call;
+      this.#output.push(callItem(call, 'in_progress'));
+      events += this.#event('response.output_item.added', { output_index: call.outputIndex, item: callItem(call, 'in_progress') });
+    }
+    const fragment = delta.function?.arguments;
+    if (fragment !== undefined && fragment !== '') {
+      call.args += fragment;
+      // Arguments of a call already closed (an upstream interleaving calls) still count in its item.
+      if (call.open) events += this.#event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta: fragment });
+      else this.#output[call.outputIndex] = callItem(call, 'completed');
+    }
+    return events;
+  }
+
+  /** Closes the item being written: its done events, and its final form in the output. */
+  #close(): string {
+    const current = this.#current;
+    if (current === null) return '';
+    this.#current = null;
+    const status = statusOf(this.#finishReason).status === 'incomplete' ? 'incomplete' : 'completed';
+    if (current.kind === 'message') {
+      const item = messageItem(current, status);
+      this.#output[current.outputIndex] = item;
+      const { id, outputIndex, text } = current;
+      return this.#event('response.output_text.done', { item_id: id, output_index: outputIndex, content_index: 0, text, logprobs: [] })
+        + this.#event('response.content_part.done', { item_id: id, output_index: outputIndex, content_index: 0, part: outputText(text) })
+        + this.#event('response.output_item.done', { output_index: outputIndex, item });
+    }
+    current.open = false;
+    const item = callItem(current, status);
+    this.#output[current.outputIndex] = item;
+    return this.#event('response.function_call_arguments.done', { item_id: current.id, output_index: current.outputIndex, name: current.name, arguments: current.args })
+      + this.#event('response.output_item.done', { output_index: current.outputIndex, item });
+  }
+
+  #event(type: string, fields: Record<string, unknown>): string {
+    return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.#sequence++, ...fields })}\n\n`;
+  }
+}
+
+function outputText(text: string): { type: 'output_text'; text: string; annotations: never[]; logprobs: never[] } {
+  return { type: 'output_text', text, annotations: [], logprobs: [] };
+}
+
+function messageItem(message: OpenMessage, status: MessageItem['status']): MessageItem {
+  return { id: message.id, type: 'message', role: 'assistant', status, content: status === 'in_progress' ? [] : [outputText(message.text)] };
+}
+
+function callItem(call: OpenCall, status: FunctionCallItem['status']): FunctionCallItem {
+  return { id: call.id, type: 'function_call', status, call_id: call.callId, name: call.name, arguments: status === 'in_progress' ? '' : call.args };
+}
