@@ -12,6 +12,8 @@ import { EnginePool } from './engine/engine-pool.ts';
 import { chatCompletions } from './handlers/chat-completions.ts';
 import { protocolCompletion } from './protocols/protocol-endpoint.ts';
 import { responsesFront } from './protocols/responses/responses-front.ts';
+import { deleteStoredResponse, readStoredResponse, RESPONSES_PATH_PREFIX } from './protocols/responses/stored-response-routes.ts';
+import { StoredResponses } from './protocols/responses/stored-responses.ts';
 import { health, readiness } from './handlers/health.ts';
 import { MODEL_PATH_PREFIX, listModels, retrieveModel } from './handlers/models.ts';
 import { root } from './handlers/root.ts';
@@ -102,12 +104,16 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
   const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch };
   const modelDeps = { catalog, auth };
-  const responses = responsesFront(logger);
+  const storedResponses = new StoredResponses(store, config.responses, logger);
+  const responses = responsesFront(storedResponses, logger);
+  const storedResponseDeps = { auth, stored: storedResponses };
   const mcpDeps = { ...chatDeps, logger, origins: new OriginPolicy(config.mcpAllowedOrigins) };
 
   const router = new Router()
     .on('POST', '/v1/chat/completions', (ctx) => chatCompletions(chatDeps, ctx))
     .on('POST', '/v1/responses', (ctx) => protocolCompletion(responses, chatDeps, ctx))
+    .onPrefix('GET', RESPONSES_PATH_PREFIX, (ctx) => readStoredResponse(storedResponseDeps, ctx), 2)
+    .onPrefix('DELETE', RESPONSES_PATH_PREFIX, (ctx) => deleteStoredResponse(storedResponseDeps, ctx))
     .on('GET', '/v1/models', (ctx) => listModels(modelDeps, ctx))
     .onPrefix('GET', MODEL_PATH_PREFIX, (ctx) => retrieveModel(modelDeps, ctx))
     .on('POST', MCP_PATH, (ctx) => mcpPost(mcpDeps, ctx))

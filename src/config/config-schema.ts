@@ -157,6 +157,11 @@ export const CONFIG_FILE_SCHEMA = {
       additionalProperties: false,
       properties: { threads: { type: 'integer', minimum: 1, maximum: 256 }, maxQueue: positiveInt, taskDeadlineMs: { type: 'integer', minimum: 100, maximum: 600_000 }, schemaMsPerMinute: { type: 'integer', minimum: 1, maximum: 3_600_000 } },
     },
+    responses: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { ttlSeconds: { type: 'integer', minimum: 60, maximum: 31_536_000 }, maxStoredBytesPerAccount: { type: 'integer', minimum: 0, maximum: 1_099_511_627_776 } },
+    },
     models: {
       type: 'object',
       minProperties: 1,
@@ -220,5 +225,6 @@ export interface ConfigFile {
     failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
   };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
+  responses?: { ttlSeconds?: number; maxStoredBytesPerAccount?: number };
   models?: Record<string, ModelFile>;
 }

@@ -253,6 +253,8 @@ export interface Config {
    * schemaMsPerMinute: engine time per account per minute for compiling schemas it has not seen.
    */
   readonly engine: { readonly threads: number; readonly maxQueue: number; readonly taskDeadlineMs: number; readonly schemaMsPerMinute: number };
+  /** Stored Responses API responses (store: true): how long they are kept, and each account's room for them (0: none are kept). */
+  readonly responses: { readonly ttlSeconds: number; readonly maxStoredBytesPerAccount: number };
   readonly authCacheTtlMs: number;
   /** Browser origins allowed to call /mcp; a request with any other Origin header is refused. */
   readonly mcpAllowedOrigins: readonly string[];

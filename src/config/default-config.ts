@@ -57,6 +57,9 @@ export const DEFAULT_ENGINE_TASK_DEADLINE_MS = 5_000;
  */
 export const DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE = 3_000;
 
+/** Stored Responses API responses: kept 30 days, as OpenAI keeps them; 256 MiB per account. */
+export const DEFAULT_RESPONSES = { ttlSeconds: 30 * 86_400, maxStoredBytesPerAccount: 256 * 1024 * 1024 } as const;
+
 /**
  * With REDIS_URL: revocations arrive by pub/sub, so the auth cache may keep keys longer (10 s at most).
  * commandTimeoutMs is the longest a request waits for Redis: a busy gateway's own event-loop lag

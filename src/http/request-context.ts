@@ -147,6 +147,8 @@ export class RequestContext implements Abortable {
   readonly mcp: McpHeaders | null;
   /** Copied under DASHBOARD_PATH only, for the same reason. */
   readonly dashboard: DashboardHeaders | null;
+  /** The query string (without `?`) of a GET other than the matched routes; '' otherwise. */
+  readonly query: string;
   /** Copied for /v1/messages… and /v1/models… only. */
   readonly anthropic: AnthropicHeaders | null;
   /** Set by an endpoint whose errors have another shape (the Messages API). */
@@ -210,6 +212,7 @@ export class RequestContext implements Abortable {
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
     this.anthropic = matched === null && this.path.startsWith(ANTHROPIC_PATHS) ? copyAnthropicHeaders(req) : null;
+    this.query = matched === null && this.method === 'GET' ? req.getQuery() ?? '' : '';
   }
 
   /**

@@ -40,7 +40,7 @@ const UWS_PATTERN = /[:*]/;
 
 export class Router {
   readonly #exact = new Map<string, Route>();
-  readonly #prefixed: Array<[string, Route]> = [];
+  readonly #prefixed: Array<[string, Route, number]> = [];
 
   on(method: string, path: string, handler: Handler): this {
     let route = this.#exact.get(path);
@@ -52,11 +52,17 @@ export class Router {
     return this;
   }
 
-  /** Routes `prefix` + one non-empty segment without a slash (e.g. /v1/models/{id}). */
-  onPrefix(method: string, prefix: string, handler: Handler): this {
-    const route = new Route(`${prefix}{id}`);
+  /**
+   * Routes `prefix` + a non-empty segment without a slash (e.g. /v1/models/{id}), or up to `segments`
+   * of them (e.g. /v1/responses/{id}/input_items); the handler tells the paths it serves apart.
+   */
+  onPrefix(method: string, prefix: string, handler: Handler, segments = 1): this {
+    let route = this.#prefixed.find(([known]) => known === prefix)?.[1];
+    if (route === undefined) {
+      route = new Route(`${prefix}{id}`);
+      this.#prefixed.push([prefix, route, segments]);
+    }
     route.add(method, handler);
-    this.#prefixed.push([prefix, route]);
     return this;
   }
 
@@ -81,9 +87,19 @@ export class Router {
   match(path: string): Route | undefined {
     const exact = this.#exact.get(path);
     if (exact !== undefined) return exact;
-    for (const [prefix, route] of this.#prefixed) {
-      if (path.length > prefix.length && path.startsWith(prefix) && !path.includes('/', prefix.length)) return route;
+    for (const [prefix, route, segments] of this.#prefixed) {
+      if (path.length > prefix.length && path.startsWith(prefix) && segmentsAfter(path, prefix.length) <= segments) return route;
     }
     return undefined;
   }
+}
+
+/** How many non-empty segments `path` has from `start`; an empty one (a doubled or trailing slash) counts as too many. */
+function segmentsAfter(path: string, start: number): number {
+  let count = 1;
+  for (let at = path.indexOf('/', start); at !== -1; at = path.indexOf('/', at + 1)) {
+    if (at === start || at === path.length - 1 || path.charCodeAt(at + 1) === 47) return Number.POSITIVE_INFINITY;
+    count++;
+  }
+  return count;
 }

@@ -25,6 +25,9 @@
 //   munja:token:<kind>:<digest>        string a single-use token's payload (expires with it)
 //   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
 //   munja:usage:{<keyId>}:days         zset   the days with usage, lexicographic (expires)
+//   munja:response:{<accountId>}:<id> string a stored Responses API record (JSON; expires with it)
+//   munja:responses:{<accountId>}      zset   the account's stored response ids, scored by expiry
+//   munja:response-bytes:{<accountId>} hash   their sizes by id, and `total` (the cap's count)
 //   munja:key-events                   pub/sub channel (key-events.ts)
 
 /** Every Munja key starts with this. Not configurable, so the server and the CLI cannot disagree. */
@@ -58,6 +61,9 @@ export const storeKeys = {
   accountSessions: (accountId: string) => `${REDIS_PREFIX}account-sessions:${accountId}`,
   attempts: (name: string) => `${REDIS_PREFIX}attempts:${name}`,
   token: (kind: string, digest: string) => `${REDIS_PREFIX}token:${kind}:${digest}`,
+  response: (accountId: string, id: string) => `${REDIS_PREFIX}response:{${accountId}}:${id}`,
+  responses: (accountId: string) => `${REDIS_PREFIX}responses:{${accountId}}`,
+  responseBytes: (accountId: string) => `${REDIS_PREFIX}response-bytes:{${accountId}}`,
 } as const;
 
 /** `munja:usage:{key_…}:` — a day (`YYYY-MM-DD`) or `days` follows. */

@@ -242,3 +242,50 @@ export const FIND_ATTEMPTS = new RedisScript(`
 local count = redis.call('GET', KEYS[1])
 if not count then return false end
 return {tonumber(count), redis.call('PTTL', KEYS[1])}`);
+
+// What a stored response's expiry frees is counted out here, when the account next saves or
+// reads its total: the record itself expires by its TTL, the index entries by these scripts.
+const DROP_EXPIRED_RESPONSES = `
+local function dropExpired(index, sizes, now)
+  local expired = redis.call('ZRANGEBYSCORE', index, '-inf', now)
+  if #expired == 0 then return tonumber(redis.call('HGET', sizes, 'total') or '0') end
+  local total = tonumber(redis.call('HGET', sizes, 'total') or '0')
+  for _, id in ipairs(expired) do
+    total = total - tonumber(redis.call('HGET', sizes, 'id:' .. id) or '0')
+    redis.call('HDEL', sizes, 'id:' .. id)
+  end
+  redis.call('ZREMRANGEBYSCORE', index, '-inf', now)
+  redis.call('HSET', sizes, 'total', total)
+  return total
+end`;
+
+/**
+ * KEYS: record, index, sizes. ARGV: id, body, bytes, expiresAt, now, cap. → 1 saved, 0 over the cap.
+ * The index and sizes live as long as the account's longest-lived record.
+ */
+export const SAVE_RESPONSE = new RedisScript(`${DROP_EXPIRED_RESPONSES}
+local total = dropExpired(KEYS[2], KEYS[3], ARGV[5])
+local previous = tonumber(redis.call('HGET', KEYS[3], 'id:' .. ARGV[1]) or '0')
+local bytes = tonumber(ARGV[3])
+if total - previous + bytes > tonumber(ARGV[6]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PXAT', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+redis.call('HSET', KEYS[3], 'id:' .. ARGV[1], bytes, 'total', total - previous + bytes)
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[2], last[2])
+redis.call('PEXPIREAT', KEYS[3], last[2])
+return 1`);
+
+/** KEYS: record, index, sizes. ARGV: id, now. → 1 deleted, 0 there was none. */
+export const DELETE_RESPONSE = new RedisScript(`${DROP_EXPIRED_RESPONSES}
+dropExpired(KEYS[2], KEYS[3], ARGV[2])
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+local bytes = tonumber(redis.call('HGET', KEYS[3], 'id:' .. ARGV[1]) or '0')
+redis.call('HDEL', KEYS[3], 'id:' .. ARGV[1])
+redis.call('HINCRBY', KEYS[3], 'total', -bytes)
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1`);
+
+/** KEYS: index, sizes. ARGV: now. → the bytes of the account's unexpired responses. */
+export const RESPONSE_BYTES = new RedisScript(`${DROP_EXPIRED_RESPONSES}
+return dropExpired(KEYS[1], KEYS[2], ARGV[1])`);

@@ -72,6 +72,19 @@ const MIGRATIONS: readonly string[] = [
    UPDATE accounts SET mailbox = CASE WHEN instr(email, '+') BETWEEN 2 AND instr(email, '@') - 1
      THEN substr(email, 1, instr(email, '+') - 1) || substr(email, instr(email, '@')) ELSE email END;
    CREATE INDEX accounts_by_mailbox ON accounts (mailbox);`,
+  // 6: stored Responses API responses (store: true), each account's under a cap of bytes
+  `CREATE TABLE responses (
+     id                   TEXT NOT NULL PRIMARY KEY,
+     account_id           TEXT NOT NULL,
+     key_id               TEXT NOT NULL,
+     created_at           INTEGER NOT NULL,
+     expires_at           INTEGER NOT NULL,
+     previous_response_id TEXT,
+     body                 TEXT NOT NULL,
+     bytes                INTEGER NOT NULL
+   ) STRICT, WITHOUT ROWID;
+   CREATE INDEX responses_by_account ON responses (account_id, expires_at);
+   CREATE INDEX responses_by_expiry ON responses (expires_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -11,7 +11,7 @@ import { toAccount, toAttempts, toKey, toSession, toUsage } from './sqlite-rows.
 import { type Statements, prepareStatements } from './sqlite-statements.ts';
 import {
   type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, type Session, type Store, type UsageDelta, type UsageRow,
+  type NewKey, type OneTimeToken, ResponseStorageFullError, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
 } from './store.ts';
 
 export const DATABASE_FILE = 'munja.db';
@@ -252,6 +252,33 @@ export class SqliteStore implements Store {
     return row !== undefined && Number(row['expires_at']) > Date.now() ? String(row['payload']) : undefined;
   }
 
+  async saveResponse(record: StoredResponse, maxBytesPerAccount: number): Promise<void> {
+    this.#cleanUp();
+    const bytes = Buffer.byteLength(record.body);
+    this.#transaction(() => {
+      const held = Number(this.#sql.storedBytes.get(record.accountId, Date.now(), record.id)?.['n'] ?? 0);
+      if (held + bytes > maxBytesPerAccount) throw new ResponseStorageFullError(maxBytesPerAccount);
+      this.#sql.upsertResponse.run(record.id, record.accountId, record.keyId, record.createdAt, record.expiresAt, record.previousResponseId, record.body, bytes);
+    });
+  }
+
+  async findResponse(accountId: string, id: string): Promise<StoredResponse | undefined> {
+    const row = this.#sql.responseById.get(id, accountId, Date.now());
+    if (row === undefined) return undefined;
+    return Object.freeze({
+      id, accountId, keyId: String(row['key_id']), createdAt: Number(row['created_at']), expiresAt: Number(row['expires_at']),
+      previousResponseId: row['previous_response_id'] === null ? null : String(row['previous_response_id']), body: String(row['body']),
+    });
+  }
+
+  async deleteResponse(accountId: string, id: string): Promise<boolean> {
+    return Number(this.#sql.deleteResponse.run(id, accountId, Date.now()).changes) > 0;
+  }
+
+  async storedResponseBytes(accountId: string): Promise<number> {
+    return Number(this.#sql.storedBytes.get(accountId, Date.now(), '')?.['n'] ?? 0);
+  }
+
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
   }
@@ -263,6 +290,7 @@ export class SqliteStore implements Store {
     this.#sql.deleteExpiredSessions.run(now);
     this.#sql.deleteExpiredAttempts.run(now);
     this.#sql.deleteExpiredTokens.run(now);
+    this.#sql.deleteExpiredResponses.run(now);
   }
 
   // IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout)

@@ -107,6 +107,28 @@ export class KeyCapError extends Error {
   }
 }
 
+/** A Responses API response kept for `previous_response_id` and `GET /v1/responses/{id}` (store: true). */
+export interface StoredResponse {
+  /** `resp_…`, made by the caller. */
+  readonly id: string;
+  readonly accountId: string;
+  readonly keyId: string;
+  /** ms since the epoch. */
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly previousResponseId: string | null;
+  /** JSON text of the caller's choosing; its UTF-8 length is what counts toward the account's cap. */
+  readonly body: string;
+}
+
+/** Saving it would put the account's stored responses over their cap: nothing was saved. */
+export class ResponseStorageFullError extends Error {
+  constructor(maxBytes: number) {
+    super(`the account's stored responses would pass ${maxBytes} bytes`);
+    this.name = 'ResponseStorageFullError';
+  }
+}
+
 export interface Store {
   /** The server secret used to digest keys; created on first use and kept in the store. */
   keySecret(): Promise<Buffer>;
@@ -178,5 +200,16 @@ export interface Store {
   /** Deletes the token and returns its payload, at most once; undefined when unknown or expired. */
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined>;
 
+  /**
+   * Keeps a response until its expiresAt, replacing one of the same id; throws ResponseStorageFullError
+   * (and keeps nothing) when the account's unexpired responses would pass `maxBytesPerAccount`.
+   */
+  saveResponse(record: StoredResponse, maxBytesPerAccount: number): Promise<void>;
+  /** Undefined when absent, expired, or another account's: an id is not a secret. */
+  findResponse(accountId: string, id: string): Promise<StoredResponse | undefined>;
+  /** True when it existed for that account. */
+  deleteResponse(accountId: string, id: string): Promise<boolean>;
+  /** The bytes of the account's unexpired responses. */
+  storedResponseBytes(accountId: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 // The behaviour every Store implementation must share. Each test gets a fresh, empty store.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ApiKeyRecord, KeyCapError, type NewKey, type Store } from '../../src/store/store.ts';
+import { type ApiKeyRecord, KeyCapError, type NewKey, ResponseStorageFullError, type Store, type StoredResponse } from '../../src/store/store.ts';
 
 function newKey(accountId: string, overrides: Partial<NewKey> = {}): NewKey {
   return {
@@ -14,6 +14,11 @@ function newKey(accountId: string, overrides: Partial<NewKey> = {}): NewKey {
     limits: { rpm: null, tpm: null },
     ...overrides,
   };
+}
+
+function storedResponse(accountId: string, id: string, body: string, overrides: Partial<StoredResponse> = {}): StoredResponse {
+  const now = Date.now();
+  return { id, accountId, keyId: 'key_1', createdAt: now, expiresAt: now + 60_000, previousResponseId: null, body, ...overrides };
 }
 
 export function runStoreContract(name: string, makeStore: () => Promise<Store>): void {
@@ -445,6 +450,70 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(rows.map((r) => r.day)).toEqual(['2025-01-02', '2025-01-03']);
         expect(await store.usageByDay([one.id, two.id], '2025-01-02', '2025-01-02')).toHaveLength(2);
         expect(await store.usageByDay([], '2000-01-01', '2999-01-01')).toEqual([]);
+      });
+    });
+      describe('stored responses', () => {
+      const CAP = 1_000;
+
+      it('keeps a response for its account only, and deletes it once', async () => {
+        const a = await store.createAccount('a@example.com');
+        const b = await store.createAccount('b@example.com');
+        const record = storedResponse(a.id, 'resp_1', '{"text":"čćžšđ 模型 🙂"}', { previousResponseId: 'resp_0' });
+        await store.saveResponse(record, CAP);
+        expect(await store.findResponse(a.id, 'resp_1')).toEqual(record);
+        expect(await store.findResponse(b.id, 'resp_1')).toBeUndefined();
+        expect(await store.deleteResponse(b.id, 'resp_1')).toBe(false);
+        expect(await store.deleteResponse(a.id, 'resp_1')).toBe(true);
+        expect(await store.deleteResponse(a.id, 'resp_1')).toBe(false);
+        expect(await store.findResponse(a.id, 'resp_1')).toBeUndefined();
+      });
+
+      it('never returns an expired response', async () => {
+        const a = await store.createAccount('a@example.com');
+        await store.saveResponse(storedResponse(a.id, 'resp_old', 'x', { expiresAt: Date.now() - 1 }), CAP);
+        expect(await store.findResponse(a.id, 'resp_old')).toBeUndefined();
+        expect(await store.storedResponseBytes(a.id)).toBe(0);
+      });
+
+      it('holds an account to its cap in UTF-8 bytes: at the cap is allowed, one byte over is not', async () => {
+        const a = await store.createAccount('a@example.com');
+        const b = await store.createAccount('b@example.com');
+        await store.saveResponse(storedResponse(a.id, 'resp_1', 'x'.repeat(600)), CAP);
+        await store.saveResponse(storedResponse(a.id, 'resp_2', 'é'.repeat(200)), CAP); // 400 bytes
+        expect(await store.storedResponseBytes(a.id)).toBe(1_000);
+        await expect(store.saveResponse(storedResponse(a.id, 'resp_3', 'y'), CAP)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        expect(await store.findResponse(a.id, 'resp_3')).toBeUndefined();
+        await store.saveResponse(storedResponse(b.id, 'resp_4', 'z'.repeat(1_000)), CAP); // another account's room is its own
+        expect(await store.deleteResponse(a.id, 'resp_2')).toBe(true);
+        await store.saveResponse(storedResponse(a.id, 'resp_3', 'y'.repeat(400)), CAP);
+        expect(await store.storedResponseBytes(a.id)).toBe(1_000);
+      });
+
+      it('counts a replaced response once, and frees what expired', async () => {
+        const a = await store.createAccount('a@example.com');
+        await store.saveResponse(storedResponse(a.id, 'resp_1', 'x'.repeat(900)), CAP);
+        await store.saveResponse(storedResponse(a.id, 'resp_1', 'x'.repeat(950)), CAP);
+        expect(await store.storedResponseBytes(a.id)).toBe(950);
+        await store.saveResponse(storedResponse(a.id, 'resp_1', 'x', { expiresAt: Date.now() + 30 }), CAP);
+        await new Promise((resolve) => setTimeout(resolve, 60)); // the record's life, not a wait for work
+        await store.saveResponse(storedResponse(a.id, 'resp_2', 'y'.repeat(1_000)), CAP);
+        expect(await store.storedResponseBytes(a.id)).toBe(1_000);
+      });
+
+      it('never passes the cap when many saves race', async () => {
+        const a = await store.createAccount('a@example.com');
+        const saves = Array.from({ length: 40 }, (_, i) => store.saveResponse(storedResponse(a.id, `resp_${i}`, 'x'.repeat(100)), CAP));
+        const results = await Promise.allSettled(saves);
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
+        expect(results.filter((result) => result.status === 'rejected').every((result) => (result as PromiseRejectedResult).reason instanceof ResponseStorageFullError)).toBe(true);
+        expect(await store.storedResponseBytes(a.id)).toBe(1_000);
+      });
+
+      it('round-trips a large body exactly', async () => {
+        const a = await store.createAccount('a@example.com');
+        const body = JSON.stringify({ text: 'ž'.repeat(512 * 1024) });
+        await store.saveResponse(storedResponse(a.id, 'resp_big', body), 4 * 1024 * 1024);
+        expect((await store.findResponse(a.id, 'resp_big'))?.body).toBe(body);
       });
     });
   });

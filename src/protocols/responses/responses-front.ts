@@ -1,46 +1,69 @@
 // POST /v1/responses: the Responses API on the chat pipeline (protocol-endpoint.ts). The request is
-// translated into a chat request; its reply and its stream are translated back into a Response.
+// translated into a chat request; its reply and its stream are translated back into a Response,
+// which is stored (store: true, the default) for previous_response_id and GET /v1/responses/{id}.
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/authenticator.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { randomId } from '../../streaming/completion-id.ts';
+import type { ChatRequest } from '../../validation/chat-request.ts';
 import { validateChatRequest } from '../../validation/validate-chat-request.ts';
 import type { ProtocolFront, ProtocolTurn, TurnUsage } from '../protocol-endpoint.ts';
 import { inResponsesTerms } from './chat-param-names.ts';
-import type { ResponseFrame } from './response-object.ts';
+import { inputItemsOf, outputMessages } from './conversation-items.ts';
+import type { OutputItem, ResponseFrame } from './response-object.ts';
 import { responseFromCompletion } from './responses-reply.ts';
-import { parseResponsesBody, translateResponsesRequest } from './responses-request.ts';
+import { parseResponsesBody, type TranslatedMessage, translateResponsesRequest } from './responses-request.ts';
 import { ResponsesStream } from './responses-stream.ts';
+import { responseNotFound, type StoredResponses } from './stored-responses.ts';
 
 /** Names the tools taken out of a request's offer (built-in tools this service cannot provide). */
 export const OMITTED_TOOLS_HEADER = 'x-munja-omitted-tools';
 
-export function responsesFront(logger: Logger): ProtocolFront {
+export function responsesFront(stored: StoredResponses, logger: Logger): ProtocolFront {
   return {
     errorFormat: null,
     credential: (ctx: RequestContext) => ctx.authorization,
-    begin: (value: unknown, _principal: Principal, ctx: RequestContext) => beginTurn(value, ctx, logger),
+    begin: (value: unknown, principal: Principal, ctx: RequestContext) => beginTurn(value, principal, ctx, stored, logger),
   };
 }
 
-function beginTurn(value: unknown, ctx: RequestContext, logger: Logger): ProtocolTurn {
+async function beginTurn(value: unknown, principal: Principal, ctx: RequestContext, stored: StoredResponses, logger: Logger): Promise<ProtocolTurn> {
   const body = parseResponsesBody(value);
-  const translated = translateResponsesRequest(body, []);
+  const store = body.store ?? true;
+  const previousId = body.previous_response_id ?? null;
+  let history: readonly TranslatedMessage[] = [];
+  if (previousId !== null) {
+    const previous = await stored.find(principal.accountId, previousId);
+    if (previous === undefined) throw responseNotFound(previousId, 'previous_response_id');
+    history = previous.messages;
+  }
+  if (store) await stored.checkRoom(principal.accountId);
+  const translated = translateResponsesRequest(body, history);
   const refine = (error: unknown) => inResponsesTerms(error, translated.toolIndexes);
-  let request;
+  let request: ChatRequest;
   try {
     request = validateChatRequest(translated.chatBody);
   } catch (error) {
     throw refine(error);
   }
-  const frame: ResponseFrame = { id: randomId('resp_'), createdAt: Math.floor(Date.now() / 1000), model: body.model, body, store: body.store ?? true };
+  const frame: ResponseFrame = { id: randomId('resp_'), createdAt: Math.floor(Date.now() / 1000), model: body.model, body, store };
   const { omittedTools } = translated;
   if (omittedTools.length > 0) logger.debug({ reqId: ctx.requestId, omittedTools }, 'tools this service cannot provide were taken out of the offer');
+  const keep = !store ? null : (response: Record<string, unknown>) => stored.save(principal.accountId, principal.keyId, frame.id, previousId, {
+    response,
+    input: inputItemsOf(body.input),
+    messages: [...history, ...translated.messages, ...outputMessages(response['output'] as OutputItem[])],
+  });
   return {
     request,
     headers: omittedTools.length === 0 ? undefined : { [OMITTED_TOOLS_HEADER]: omittedTools.join(', ') },
-    reply: (completion: Record<string, unknown>, usage: TurnUsage) => JSON.stringify(responseFromCompletion(frame, completion, usage)),
-    streamTranslator: () => new ResponsesStream(frame),
+    reply: async (completion: Record<string, unknown>, usage: TurnUsage) => {
+      const response = responseFromCompletion(frame, completion, usage);
+      // The room filled up while this ran: the reply says it was not kept.
+      if (keep !== null && !(await keep(response))) response['store'] = false;
+      return JSON.stringify(response);
+    },
+    streamTranslator: () => new ResponsesStream(frame, keep),
     refine,
   };
 }

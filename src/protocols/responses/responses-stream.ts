@@ -38,8 +38,12 @@ export class ResponsesStream implements StreamTranslator {
   /** The response as its last event carried it; null until the stream ended. */
   final: Record<string, unknown> | null = null;
 
-  constructor(frame: ResponseFrame) {
+  readonly #onEnd: ((response: Record<string, unknown>) => unknown) | null;
+
+  /** `onEnd`: told the final response of a stream that completed (or ended incomplete). */
+  constructor(frame: ResponseFrame, onEnd: ((response: Record<string, unknown>) => unknown) | null = null) {
     this.#frame = frame;
+    this.#onEnd = onEnd;
   }
 
   chunk(chunk: ChatChunk): string {
@@ -64,6 +68,7 @@ export class ResponsesStream implements StreamTranslator {
     const { status, incompleteReason } = statusOf(this.#finishReason);
     const state = { status, output: this.#output, usage: this.#usage };
     this.final = responseObject(this.#frame, incompleteReason === undefined ? state : { ...state, incompleteReason });
+    this.#onEnd?.(this.final);
     events += this.#event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: this.final });
     return events;
   }
