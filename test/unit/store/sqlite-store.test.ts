@@ -47,7 +47,7 @@ describe('SqliteStore', () => {
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
     expect(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
     expect(db.prepare('PRAGMA user_version').get()?.['user_version']).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(5);
+    expect(SCHEMA_VERSION).toBe(6);
     db.close();
   });
 
@@ -107,7 +107,7 @@ describe('SqliteStore', () => {
     await first.createKey(input);
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec(`DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
+    db.exec(`DROP TABLE responses; DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
              DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 1`);
     db.close();
 
@@ -123,7 +123,7 @@ describe('SqliteStore', () => {
     const twins = [await first.createAccount('twin+a@example.com'), await first.createAccount('twin+b@example.com')];
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec('DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4');
+    db.exec('DROP TABLE responses; DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4');
     db.close();
 
     const upgraded = openStore();
