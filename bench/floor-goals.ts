@@ -5,7 +5,7 @@ import { BASELINE_ALLOCATION } from './allocation/baseline.ts';
 import { cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, ratio, signedMs, thousands } from './format.ts';
 import type { Goal } from './goals.ts';
-import { addedOverFloorMs, localToRelay, munjaToFloorCpu, munjaToFloorThroughput, type Round, type RoundRun, ROUND_RATE, type Spread, spreadOf } from './rounds.ts';
+import { addedOverFloorMs, localToRelay, responsesStreamToChat, responsesToChat, munjaToFloorCpu, munjaToFloorThroughput, type Round, type RoundRun, ROUND_RATE, type Spread, spreadOf } from './rounds.ts';
 
 export const CPU_OVER_FLOOR_LIMIT = 1.5;
 export const CPU_OVER_FLOOR_AIM = 1.3;
@@ -14,6 +14,7 @@ export const ADDED_P50_LIMIT_MS = 0.05;
 export const ADDED_P99_LIMIT_MS = 0.5;
 export const ALLOCATION_SHARE_OF_BASELINE = 1 / 3;
 export const LOCAL_OVER_RELAY_LIMIT = 1.5;
+export const PROTOCOL_OVER_CHAT_LIMIT = 1.3;
 
 const judge = (ok: boolean | undefined): Goal['verdict'] => (ok === undefined ? 'not measured' : ok ? 'pass' : 'FAIL');
 const NOT_RUN = 'not run (needs the rounds)';
@@ -96,6 +97,13 @@ function localEngineGoal(rounds: readonly Round[]): Goal {
   };
 }
 
+function protocolGoal(ratios: readonly number[], what: string): Goal {
+  const goal = `${what} ≤ ${PROTOCOL_OVER_CHAT_LIMIT}× the same chat request's CPU`;
+  const spread = spreadOf(ratios);
+  if (spread === undefined) return { goal, measured: 'not run (needs the rounds, without BENCH_SKIP=protocols)', verdict: 'not measured' };
+  return { goal, measured: `median of the rounds' ratios ${range(spread, ratio)}`, verdict: judge(spread.median <= PROTOCOL_OVER_CHAT_LIMIT) };
+}
+
 export function floorGoals(rounds: readonly Round[] | undefined): Goal[] {
   const all = rounds ?? [];
   return [
@@ -105,5 +113,7 @@ export function floorGoals(rounds: readonly Round[] | undefined): Goal[] {
     addedLatencyGoal(all, 'p99', ADDED_P99_LIMIT_MS),
     allocationGoal(all),
     localEngineGoal(all),
+    protocolGoal(responsesToChat(all), 'Responses API request (translated to chat and back)'),
+    protocolGoal(responsesStreamToChat(all), 'Responses API 100-chunk stream'),
   ];
 }

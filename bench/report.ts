@@ -9,7 +9,7 @@ import type { ManyStreamsResult } from './many-streams.ts';
 import type { TargetRun } from './phases.ts';
 import type { Plot } from './plots.ts';
 import { closedLoopTable, deliveryTable, manyStreamsTable, pacedTable, problems, soakTable } from './report-details.ts';
-import { roundsCpuTable, roundsLatencyTable, roundsStreamTable } from './report-rounds.ts';
+import { roundsCpuTable, roundsLatencyTable, roundsProtocolsTable, roundsStreamTable } from './report-rounds.ts';
 import { READING_NOTES } from './report-notes.ts';
 import type { Round } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
@@ -96,6 +96,8 @@ Paced latency, JS heap allocation, and the local engine:
 ${roundsLatencyTable(results.rounds)}
 
 ${roundsStreamTable(results.rounds)}
+
+${roundsProtocolsTable(results.rounds)}
 
 ## Targets
 

@@ -14,7 +14,7 @@ import type { MunjaLog } from './munja-log.ts';
 import type { PacedResult } from './paced-load.ts';
 import { closedLoop, paced, say, warmUp } from './phases.ts';
 import { type Started, stop, type StopOutcome } from './processes.ts';
-import { chatJson, chatStream, local, type Target } from './scenarios/index.ts';
+import { chatJson, chatStream, local, responsesJson, responsesStream, type Target } from './scenarios/index.ts';
 import type { Settings } from './settings.ts';
 import { startBareRelay, startMunja } from './stack.ts';
 import { floorTarget, munjaTarget } from './targets.ts';
@@ -32,6 +32,12 @@ export interface RoundRun {
   readonly paced: PacedResult | undefined;
 }
 
+/** The same relayed request through Munja's other protocols, on the round's Munja process after its chat runs. */
+export interface ProtocolRuns {
+  readonly responsesJson: ClosedLoopResult;
+  readonly responsesStream: ClosedLoopResult;
+}
+
 export interface Round {
   readonly direct: ClosedLoopResult;
   readonly nginx: ClosedLoopResult | undefined;
@@ -40,6 +46,8 @@ export interface Round {
   readonly munja: RoundRun;
   /** A `fast` completion on a fresh Munja that serves the local engine (undefined when skipped). */
   readonly local: ClosedLoopResult | undefined;
+  /** Undefined when skipped (BENCH_SKIP=protocols). */
+  readonly protocols: ProtocolRuns | undefined;
 }
 
 export interface RoundsOptions {
@@ -70,6 +78,7 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
     const munjaFile = join(options.tempDir, `munja-round-${index + 1}-allocation.json`);
     const munja = await startMunja({ name: `munja-round-${index + 1}`, tempDir: options.tempDir, mockPort: options.mockPort, allocationFile: munjaFile, ...cpus });
     const munjaRun = await measureInRound(munjaTarget(munja), munja.process, munjaFile, settings, context, munja.log);
+    const protocols = settings.skip.has('protocols') ? undefined : await measureProtocols(munjaTarget(munja), measured, munja.log, context);
     stops.push(await stop(munja.process));
 
     let localRun: ClosedLoopResult | undefined;
@@ -80,9 +89,15 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
       localRun = await closedLoop(local, munjaTarget(withEngine, 'munja', `Munja with the local engine, round ${index + 1}`), warmed, context);
       stops.push(await stop(withEngine.process));
     }
-    rounds.push({ direct, nginx, nginxStreams, floor, munja: munjaRun, local: localRun });
+    rounds.push({ direct, nginx, nginxStreams, floor, munja: munjaRun, local: localRun, protocols });
   }
   return rounds;
+}
+
+/** The Responses API's JSON and stream runs, on a process warmed up by its chat runs; once more warmed on each scenario itself. */
+async function measureProtocols(target: Target, measured: { seconds: number; warmupSeconds: number; connections: number }, log: MunjaLog, context: RunContext): Promise<ProtocolRuns> {
+  const run = { ...measured, log };
+  return { responsesJson: await closedLoop(responsesJson, target, run, context), responsesStream: await closedLoop(responsesStream, target, run, context) };
 }
 
 /** Warm-up, the saturation run and one of streams, the allocation count, then the paced run, on one fresh process. */
@@ -171,4 +186,14 @@ export function addedOverFloorMs(rounds: readonly Round[], percentile: 'p50' | '
 /** CPU of a `fast` local completion over Munja's relayed request, one ratio per round that ran both. */
 export function localToRelay(rounds: readonly Round[]): number[] {
   return rounds.map((round) => (round.local === undefined ? Number.NaN : cpuPerRequestUs(round.local) / cpuPerRequestUs(round.munja.saturated)));
+}
+
+/** CPU of a Responses API request over the same chat request's, one ratio per round that ran both. */
+export function responsesToChat(rounds: readonly Round[]): number[] {
+  return rounds.map((round) => (round.protocols === undefined ? Number.NaN : cpuPerRequestUs(round.protocols.responsesJson) / cpuPerRequestUs(round.munja.saturated)));
+}
+
+/** CPU of a 100-chunk Responses API stream over the chat stream's, one ratio per round that ran both. */
+export function responsesStreamToChat(rounds: readonly Round[]): number[] {
+  return rounds.map((round) => (round.protocols === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(round.protocols.responsesStream) / cpuPerRequestUs(round.munja.streams)));
 }

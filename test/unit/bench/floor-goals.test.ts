@@ -24,8 +24,8 @@ function paced(p50: number, p99: number, gaveUp?: string): PacedResult {
 
 const allocation = (bytesPerRequest: number): AllocationResult => ({ requests: 10_000, ok: 10_000, allocatedBytes: bytesPerRequest * 10_000, bytesPerRequest, collections: 10 });
 
-function run(cpuUs: number, perSecond: number, pacedRun: PacedResult, bytes: number): RoundRun {
-  return { saturated: saturated(cpuUs, perSecond), streams: undefined, paced: pacedRun, allocation: allocation(bytes) };
+function run(cpuUs: number, perSecond: number, pacedRun: PacedResult, bytes: number, streamUs?: number): RoundRun {
+  return { saturated: saturated(cpuUs, perSecond), streams: streamUs === undefined ? undefined : saturated(streamUs, 500), paced: pacedRun, allocation: allocation(bytes) };
 }
 
 function round(munjaCpuUs: number, munjaPaced: PacedResult, munjaBytes: number): Round {
@@ -36,6 +36,7 @@ function round(munjaCpuUs: number, munjaPaced: PacedResult, munjaBytes: number):
     floor: run(30, 30_000, paced(0.3, 1.0), 6_800),
     munja: run(munjaCpuUs, 22_000, munjaPaced, munjaBytes),
     local: saturated(munjaCpuUs * 1.2, 15_000),
+    protocols: { responsesJson: saturated(munjaCpuUs * 1.2, 20_000), responsesStream: saturated(700, 450) },
   };
 }
 
@@ -43,7 +44,9 @@ describe('the targets set against the floor relay', () => {
   it('judges the medians of the rounds', () => {
     const rounds = [round(40, paced(0.33, 1.3), 9_000), round(42, paced(0.34, 1.4), 9_500), round(90, paced(0.9, 9), 30_000)];
     const goals = floorGoals(rounds);
-    expect(goals.map((goal) => goal.verdict)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'pass']);
+    // No chat streams in these rounds: the stream ratio has nothing to be taken over.
+    expect(goals.map((goal) => goal.verdict)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'not measured']);
+    expect(goals[6]!.measured).toContain('1.20×');
     expect(goals[0]!.measured).toContain('1.40×');
     expect(goals[4]!.goal).toContain(BASELINE_ALLOCATION.commit);
   });
@@ -60,6 +63,16 @@ describe('the targets set against the floor relay', () => {
     const [cpu, , , , allocated] = floorGoals([round(60, paced(0.5, 2), 20_000)]);
     expect([cpu!.verdict, allocated!.verdict]).toEqual(['FAIL', 'FAIL']);
     expect(floorGoals(undefined).every((goal) => goal.verdict === 'not measured')).toBe(true);
+  });
+
+  it('judges the other protocols against chat in the same process', () => {
+    const withStreams = (responsesStreamUs: number): Round => {
+      const base = round(40, paced(0.33, 1.3), 9_000);
+      return { ...base, munja: { ...base.munja, streams: saturated(600, 500) }, protocols: { ...base.protocols!, responsesStream: saturated(responsesStreamUs, 450) } };
+    };
+    const streamGoal = (rounds: Round[]) => floorGoals(rounds)[7]!;
+    expect(streamGoal([withStreams(700), withStreams(720), withStreams(2_000)]).verdict).toBe('pass');
+    expect(streamGoal([withStreams(900), withStreams(820), withStreams(700)]).verdict).toBe('FAIL');
   });
 
   it('takes the mean of the two middle rounds when their count is even', () => {
