@@ -5,6 +5,11 @@ import type { ApiError } from '../errors/api-error.ts';
 export interface StreamTranslator {
   /** A chat.completion.chunk (parsed); the protocol's framed events for it, or ''. */
   chunk(chunk: ChatChunk): string;
+  /**
+   * A chunk that only carries text for the first choice (the most common one), read without
+   * parsing the chunk: the same events chunk() would give for it.
+   */
+  text?(text: string): string;
   /** The chat stream's `[DONE]`: the events that close a whole completion. */
   done(): string;
   /** The stream failed after it opened (an error event, a cut connection): the events that end it. */

@@ -10,6 +10,10 @@ const decoder = new TextDecoder();
 export class TranslatingSink implements EventSink {
   readonly #writer: SseWriter;
   readonly #translator: StreamTranslator;
+  /** How this stream's text chunks look, once learned from one; see TextShape. */
+  #shape: TextShape | null = null;
+  /** A server whose chunks keep changing shape is not learned from forever. */
+  #shapesLeft = 4;
 
   constructor(writer: SseWriter, translator: StreamTranslator) {
     this.#writer = writer;
@@ -43,20 +47,38 @@ export class TranslatingSink implements EventSink {
     if (events.length === 0) return '';
     const text = typeof events === 'string' ? events : decoder.decode(events);
     let out = '';
-    for (const payload of dataPayloads(text)) out += this.#payload(payload);
+    // Events of one `data: …` line each (the engine's, and what servers usually send) are read in
+    // place; any other shape goes through the general reader.
+    for (let at = 0; at < text.length;) {
+      let end = text.indexOf('\n\n', at);
+      if (end === -1) end = text.length;
+      const lineEnd = text.indexOf('\n', at);
+      if (text.startsWith('data: ', at) && lineEnd === end && text.charCodeAt(end - 1) !== 13) out += this.#payload(text.slice(at + 6, end));
+      else for (const payload of dataPayloads(text.slice(at, end + 2))) out += this.#payload(payload);
+      at = end + 2;
+    }
     return out;
   }
 
   #payload(payload: string): string {
-    if (payload === '[DONE]') return this.#translator.done();
+    const translator = this.#translator;
+    if (this.#shape !== null) {
+      const text = this.#shape.textOf(payload);
+      if (text !== null) return translator.text!(text);
+    }
+    if (payload === '[DONE]') return translator.done();
     let chunk: ChatChunk;
     try {
       chunk = JSON.parse(payload) as ChatChunk;
     } catch {
-      return this.#translator.failed({ message: 'The model server sent an event that is not JSON.', code: 'upstream_error' });
+      return translator.failed({ message: 'The model server sent an event that is not JSON.', code: 'upstream_error' });
     }
-    if (chunk.error !== undefined && chunk.error !== null) return this.#translator.failed(chunk.error);
-    return this.#translator.chunk(chunk);
+    if (chunk.error != null) return translator.failed(chunk.error);
+    if (this.#shapesLeft > 0 && translator.text !== undefined && onlyText(chunk) !== null) {
+      this.#shapesLeft--;
+      this.#shape = TextShape.learn(payload) ?? this.#shape;
+    }
+    return translator.chunk(chunk);
   }
 }
 
@@ -81,4 +103,64 @@ export function dataPayloads(text: string): string[] {
   }
   if (data !== null) payloads.push(data);
   return payloads;
+}
+
+const CONTENT_KEY = '"content":';
+
+/**
+ * Where a chunk's content string sits: the bytes before and after it. The chunks of one stream that
+ * carry only text differ only there (same id, model, choice), so a chunk that starts and ends as
+ * a learned one is read without parsing it.
+ */
+export class TextShape {
+  readonly #head: string;
+  readonly #tail: string;
+
+  private constructor(head: string, tail: string) {
+    this.#head = head;
+    this.#tail = tail;
+  }
+
+  /** The shape of a chunk known (parsed) to carry only the text of its one choice; null if not found. */
+  static learn(payload: string): TextShape | null {
+    const key = payload.indexOf(CONTENT_KEY);
+    if (key === -1 || payload.indexOf(CONTENT_KEY, key + 1) !== -1) return null;
+    let at = key + CONTENT_KEY.length;
+    while (payload.charCodeAt(at) === 32) at++;
+    if (payload.charCodeAt(at) !== 34) return null;
+    const close = closingQuote(payload, at + 1);
+    return close === -1 ? null : new TextShape(payload.slice(0, at + 1), payload.slice(close));
+  }
+
+  /** The text of a chunk of this shape, or null when it is not one. */
+  textOf(payload: string): string | null {
+    const head = this.#head;
+    const tail = this.#tail;
+    if (payload.length < head.length + tail.length || !payload.startsWith(head) || !payload.endsWith(tail)) return null;
+    const end = payload.length - tail.length;
+    // The string must close exactly where the tail begins.
+    if (closingQuote(payload, head.length) !== end) return null;
+    const raw = payload.slice(head.length, end);
+    return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+  }
+}
+
+/** The index of the quote that closes the JSON string whose text begins at `from`; -1 if none. */
+function closingQuote(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 92) at++;
+    else if (code === 34) return at;
+  }
+  return -1;
+}
+
+/** The chunk carries the text of its one choice and nothing else a translator reads. */
+export function onlyText(chunk: ChatChunk): string | null {
+  if (chunk.usage != null || chunk.error != null || chunk.choices?.length !== 1) return null;
+  const choice = chunk.choices[0]!;
+  if (choice.index !== 0 || choice.finish_reason != null) return null;
+  const delta = choice.delta;
+  if (delta === undefined || typeof delta.content !== 'string' || delta.content === '' || delta.tool_calls !== undefined || delta.refusal != null) return null;
+  return delta.content;
 }

@@ -61,6 +61,11 @@ export class ResponsesStream implements StreamTranslator {
     return events;
   }
 
+  text(text: string): string {
+    if (this.#ended) return '';
+    return text === '' ? this.#start() : this.#start() + this.#text(text);
+  }
+
   done(): string {
     if (this.#ended) return '';
     let events = this.#start() + this.#close();
