@@ -1,12 +1,14 @@
 // The Store on Redis (REDIS_URL), shared by every worker and machine. Layout: redis-keys.ts;
-// every change that touches several keys is one Lua script (redis-scripts.ts), so concurrent
-// writers cannot leave an index half-written. The auth lookup is one round trip.
+// every change that touches several keys is one Lua script (redis-scripts.ts,
+// redis-response-scripts.ts), so concurrent writers cannot leave an index half-written. The auth
+// lookup is one round trip.
 import type { RedisConfig } from '../config/config-types.ts';
 import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { closeRedis, connectRedis, type RedisClient, type RedisClientOptions } from './redis-connection.ts';
 import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, MAILBOX_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
 import { RedisCredentials } from './redis-credentials.ts';
+import { RedisResponses } from './redis-responses.ts';
 import { ensureKeySecret } from './redis-key-secret.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
@@ -15,7 +17,7 @@ import {
 } from './redis-scripts.ts';
 import {
   type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, type Session, type Store, type UsageDelta, type UsageRow,
+  type NewKey, type OneTimeToken, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
 } from './store.ts';
 
 const USAGE_RETENTION_DAYS = 400;
@@ -30,10 +32,12 @@ export class RedisStore implements Store {
   /** The command connection; key-events publishes on it. */
   readonly client: RedisClient;
   readonly #credentials: RedisCredentials;
+  readonly #responses: RedisResponses;
 
   private constructor(client: RedisClient) {
     this.client = client;
     this.#credentials = new RedisCredentials(client);
+    this.#responses = new RedisResponses(client);
   }
 
   /** Connects (failing fast when Redis cannot be reached); later outages are survived by reconnecting. */
@@ -217,6 +221,10 @@ export class RedisStore implements Store {
   saveToken(token: OneTimeToken): Promise<void> { return this.#credentials.saveToken(token); }
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> { return this.#credentials.takeToken(digest, kind); }
   findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> { return this.#credentials.findToken(digest, kind); }
+  saveResponse(record: StoredResponse, maxBytesPerAccount: number): Promise<void> { return this.#responses.save(record, maxBytesPerAccount); }
+  findResponse(accountId: string, id: string): Promise<StoredResponse | undefined> { return this.#responses.find(accountId, id); }
+  deleteResponse(accountId: string, id: string): Promise<boolean> { return this.#responses.delete(accountId, id); }
+  storedResponseBytes(accountId: string): Promise<number> { return this.#responses.bytes(accountId); }
 
   async close(): Promise<void> {
     await closeRedis(this.client);

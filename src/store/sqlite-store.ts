@@ -7,17 +7,20 @@ import { DatabaseSync } from 'node:sqlite';
 import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { migrate } from './sqlite-schema.ts';
-import { toAccount, toAttempts, toKey, toSession, toUsage } from './sqlite-rows.ts';
+import { toAccount, toAttempts, toKey, toSession, toStoredResponse, toUsage } from './sqlite-rows.ts';
 import { type Statements, prepareStatements } from './sqlite-statements.ts';
 import {
   type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, type Session, type Store, type UsageDelta, type UsageRow,
+  type NewKey, type OneTimeToken, ResponseStorageFullError, responseBytes, type Session, type Store, type StoredResponse, type UsageDelta,
+  type UsageRow,
 } from './store.ts';
 
 export const DATABASE_FILE = 'munja.db';
 const BUSY_TIMEOUT_MS = 5_000;
 const KEY_SECRET_NAME = 'key_secret';
-// Expired sessions and attempt windows are deleted at most this often, by whichever write comes next.
+// Expired sessions, attempt windows, tokens and stored responses are deleted at most this often, by
+// whichever write comes next: one indexed DELETE a minute instead of one per write. Until then an
+// expired row is never read (every lookup compares its expiry) nor counted (see liveResponseBytes).
 const CLEANUP_INTERVAL_MS = 60_000;
 
 export class SqliteStore implements Store {
@@ -252,6 +255,39 @@ export class SqliteStore implements Store {
     return row !== undefined && Number(row['expires_at']) > Date.now() ? String(row['payload']) : undefined;
   }
 
+  async saveResponse(record: StoredResponse, maxBytesPerAccount: number): Promise<void> {
+    this.#cleanUp();
+    const now = Date.now();
+    const bytes = responseBytes(record);
+    // Count and write under one write lock, so that parallel saves cannot pass the cap together.
+    this.#transaction(() => {
+      if (record.expiresAt <= now) {
+        this.#sql.deleteResponse.run(record.accountId, record.id);
+        return;
+      }
+      const live = Number(this.#sql.liveResponseBytes.get({ accountId: record.accountId, now })?.['n'] ?? 0);
+      const replaced = Number(this.#sql.liveResponseSize.get(record.accountId, record.id, now)?.['bytes'] ?? 0);
+      if (live - replaced + bytes > maxBytesPerAccount) throw new ResponseStorageFullError(maxBytesPerAccount);
+      this.#sql.upsertResponse.run(
+        record.accountId, record.id, record.keyId, record.createdAt, record.expiresAt, record.previousResponseId, bytes, record.body,
+      );
+    });
+  }
+
+  async findResponse(accountId: string, id: string): Promise<StoredResponse | undefined> {
+    const row = this.#sql.responseById.get(accountId, id, Date.now());
+    return row && toStoredResponse(row);
+  }
+
+  async deleteResponse(accountId: string, id: string): Promise<boolean> {
+    const row = this.#sql.deleteResponse.get(accountId, id);
+    return row !== undefined && Number(row['expires_at']) > Date.now();
+  }
+
+  async storedResponseBytes(accountId: string): Promise<number> {
+    return Number(this.#sql.liveResponseBytes.get({ accountId, now: Date.now() })?.['n'] ?? 0);
+  }
+
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
   }
@@ -263,6 +299,7 @@ export class SqliteStore implements Store {
     this.#sql.deleteExpiredSessions.run(now);
     this.#sql.deleteExpiredAttempts.run(now);
     this.#sql.deleteExpiredTokens.run(now);
+    this.#sql.deleteExpiredResponses.run(now);
   }
 
   // IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout)

@@ -1,7 +1,9 @@
 // The behaviour every Store implementation must share. Each test gets a fresh, empty store.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ApiKeyRecord, KeyCapError, type NewKey, type Store } from '../../src/store/store.ts';
+import { type ApiKeyRecord, KeyCapError, type NewKey, ResponseStorageFullError, type Store, type StoredResponse } from '../../src/store/store.ts';
+
+const MiB = 1024 * 1024;
 
 function newKey(accountId: string, overrides: Partial<NewKey> = {}): NewKey {
   return {
@@ -13,6 +15,24 @@ function newKey(accountId: string, overrides: Partial<NewKey> = {}): NewKey {
     models: null,
     limits: { rpm: null, tpm: null },
     ...overrides,
+  };
+}
+
+interface Owner {
+  readonly accountId: string;
+  readonly keyId: string;
+}
+
+async function owner(store: Store, email: string): Promise<Owner> {
+  const account = await store.createAccount(email);
+  return { accountId: account.id, keyId: (await store.createKey(newKey(account.id))).id };
+}
+
+function storedResponse(by: Owner, overrides: Partial<StoredResponse> = {}): StoredResponse {
+  const now = Date.now();
+  return {
+    id: `resp_${randomBytes(16).toString('hex')}`, accountId: by.accountId, keyId: by.keyId, createdAt: now, expiresAt: now + 60_000,
+    previousResponseId: null, body: '{"object":"response","output":[]}', ...overrides,
   };
 }
 
@@ -417,6 +437,145 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         await store.saveToken({ ...token, expiresAt: Date.now() + 50 });
         await new Promise((resolve) => setTimeout(resolve, 100));
         expect(await store.findToken(digest, 'invite')).toBeUndefined();
+      });
+    });
+
+    describe('stored responses', () => {
+      let alice: Owner;
+      let bob: Owner;
+
+      beforeEach(async () => {
+        alice = await owner(store, 'alice@example.com');
+        bob = await owner(store, 'bob@example.com');
+      });
+
+      const saved = async (record: StoredResponse, max = MiB) => {
+        await store.saveResponse(record, max);
+        return record;
+      };
+      const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+      it('saves, finds and deletes a response, which comes back as saved and frozen', async () => {
+        const first = await saved(storedResponse(alice));
+        const second = await saved(storedResponse(alice, { previousResponseId: first.id, body: '{"output":[{"type":"message"}]}' }));
+        const found = await store.findResponse(alice.accountId, second.id);
+        expect(found).toEqual(second);
+        expect(Object.isFrozen(found)).toBe(true);
+        expect(await store.findResponse(alice.accountId, first.id)).toEqual(first);
+        expect(await store.findResponse(alice.accountId, 'resp_unknown')).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(first.body.length + second.body.length);
+
+        expect(await store.deleteResponse(alice.accountId, first.id)).toBe(true);
+        expect(await store.findResponse(alice.accountId, first.id)).toBeUndefined();
+        expect(await store.deleteResponse(alice.accountId, first.id)).toBe(false);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(second.body.length);
+        expect(await store.findResponse(alice.accountId, second.id)).toEqual(second);
+      });
+
+      it('finds, deletes and counts a response only under its own account: another account’s id looks missing', async () => {
+        const record = await saved(storedResponse(alice));
+        expect(await store.findResponse(bob.accountId, record.id)).toBeUndefined();
+        expect(await store.deleteResponse(bob.accountId, record.id)).toBe(false);
+        expect(await store.storedResponseBytes(bob.accountId)).toBe(0);
+        expect(await store.findResponse(alice.accountId, record.id)).toEqual(record);
+        // Saving under the same id gives the other account a record of its own, never this one.
+        const bobs = await saved(storedResponse(bob, { id: record.id, body: '"bob"' }));
+        expect(await store.findResponse(bob.accountId, record.id)).toEqual(bobs);
+        expect(await store.findResponse(alice.accountId, record.id)).toEqual(record);
+        expect(await store.deleteResponse(bob.accountId, record.id)).toBe(true);
+        expect(await store.findResponse(alice.accountId, record.id)).toEqual(record);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(record.body.length);
+      });
+
+      it('never gives back or counts an expired response', async () => {
+        const past = await saved(storedResponse(alice, { expiresAt: Date.now() - 1 }));
+        expect(await store.findResponse(alice.accountId, past.id)).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(0);
+        expect(await store.deleteResponse(alice.accountId, past.id)).toBe(false);
+
+        const soon = await saved(storedResponse(alice, { expiresAt: Date.now() + 50 }));
+        expect(await store.findResponse(alice.accountId, soon.id)).toEqual(soon);
+        await wait(100);
+        expect(await store.findResponse(alice.accountId, soon.id)).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(0);
+        expect(await store.deleteResponse(alice.accountId, soon.id)).toBe(false);
+
+        // Replaced by an expired record, a live one is gone too.
+        const live = await saved(storedResponse(alice));
+        await saved({ ...live, expiresAt: Date.now() - 1 });
+        expect(await store.findResponse(alice.accountId, live.id)).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(0);
+      });
+
+      it('stores up to the cap exactly and refuses one byte over, storing nothing; a delete frees room', async () => {
+        const sixty = await saved(storedResponse(alice, { body: 'x'.repeat(60) }), 100);
+        await saved(storedResponse(alice, { body: 'x'.repeat(40) }), 100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+        const over = storedResponse(alice, { body: 'x' });
+        const refused = await store.saveResponse(over, 100).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(ResponseStorageFullError);
+        expect(refused).toMatchObject({ max: 100 });
+        expect(await store.findResponse(alice.accountId, over.id)).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+        // The cap is per account.
+        await expect(store.saveResponse(storedResponse(bob, { body: 'x'.repeat(100) }), 100)).resolves.toBeUndefined();
+
+        expect(await store.deleteResponse(alice.accountId, sixty.id)).toBe(true);
+        await expect(store.saveResponse(storedResponse(alice, { body: 'x'.repeat(60) }), 100)).resolves.toBeUndefined();
+        await expect(store.saveResponse(over, 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        // One body alone larger than the cap.
+        await expect(store.saveResponse(storedResponse(bob, { body: 'x'.repeat(101) }), 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+      });
+
+      it('frees the room of a response once it has expired', async () => {
+        await saved(storedResponse(alice, { body: 'x'.repeat(100), expiresAt: Date.now() + 50 }), 100);
+        await expect(store.saveResponse(storedResponse(alice, { body: 'x' }), 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        await wait(100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(0);
+        await saved(storedResponse(alice, { body: 'x'.repeat(100) }), 100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+      });
+
+      it('counts a replaced response once, and keeps the old one when its replacement is refused', async () => {
+        const record = await saved(storedResponse(alice, { body: 'x'.repeat(80) }), 100);
+        await saved({ ...record, body: 'y'.repeat(90) }, 100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(90);
+        const full = await saved({ ...record, body: 'z'.repeat(100) }, 100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+        await expect(store.saveResponse({ ...record, body: 'w'.repeat(101) }, 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        await expect(store.saveResponse(storedResponse(alice, { body: 'x' }), 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        expect(await store.findResponse(alice.accountId, record.id)).toEqual(full);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+      });
+
+      it('counts a body by its UTF-8 bytes', async () => {
+        const body = '{"text":"č😀"}'; // č is 2 bytes, 😀 4: 17 bytes in 14 UTF-16 units
+        expect(body).toHaveLength(14);
+        await saved(storedResponse(alice, { body }), 17);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(17);
+        await expect(store.saveResponse(storedResponse(bob, { body }), 16)).rejects.toBeInstanceOf(ResponseStorageFullError);
+      });
+
+      it('never passes the cap when many saves race, and counts racing replacements of one id once', async () => {
+        const results = await Promise.allSettled(Array.from({ length: 50 }, () => store.saveResponse(storedResponse(alice, { body: 'x'.repeat(100) }), 1_000)));
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
+        for (const result of results) if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(ResponseStorageFullError);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(1_000);
+
+        const record = storedResponse(bob);
+        const bodies = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(600, '.'));
+        await Promise.all(bodies.map((body) => store.saveResponse({ ...record, body }, 1_000)));
+        expect(await store.storedResponseBytes(bob.accountId)).toBe(600);
+        expect(bodies).toContain((await store.findResponse(bob.accountId, record.id))?.body);
+      });
+
+      it('gives back a 1 MiB body and any Unicode exactly', async () => {
+        const text = 'Munja ⚡ — čćđšž ÄÖÜß 日本語 한국어 עברית 😀👩‍👩‍👧 "quoted" \\ \n\t';
+        const body = JSON.stringify({ output: text.repeat(Math.ceil(MiB / Buffer.byteLength(text))) });
+        expect(Buffer.byteLength(body)).toBeGreaterThan(MiB);
+        const large = await saved(storedResponse(alice, { body, previousResponseId: 'resp_⚡' }), 2 * MiB);
+        expect(await store.findResponse(alice.accountId, large.id)).toEqual(large);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(Buffer.byteLength(body));
       });
     });
 
