@@ -43,6 +43,14 @@ export const DEFAULT_DASHBOARD = {
   inviteTtlMs: 7 * 24 * 3_600_000,
 } as const;
 
+// OpenAI keeps a stored response 30 days. 256 MiB an account is thousands of long conversations
+// (a response with its input is a few KiB to a few hundred), yet bounds what one account can make
+// the store hold.
+export const DEFAULT_RESPONSES = {
+  ttlSeconds: 30 * 86_400,
+  maxStoredBytesPerAccount: 256 * 1024 * 1024,
+} as const;
+
 /**
  * The longest one local-engine task may run on its thread. The slowest legitimate task at the
  * defaults takes well under a second (a distinct 64 KiB schema compiles in ~0.3-0.6 s; a prompt at

@@ -16,6 +16,7 @@ import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
 import { checkUpstreamBaseUrl } from './upstream-base-url.ts';
 import { metricsFrom } from './metrics-config.ts';
+import { responsesFrom } from './responses-config.ts';
 import { tracingFrom } from './tracing-config.ts';
 
 export { ConfigError };
@@ -43,7 +44,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile });
   // The dashboard throttles by the same client address as the rest of the server.
   const dashboard = { ...dashboardConfig(file.server?.dashboard, env), trustProxy: config.trustProxy };
-  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard });
+  const responses = responsesFrom(file.responses, env);
+  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard, responses });
 }
 
 /** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
@@ -130,7 +132,7 @@ export function validateConfigFile(value: unknown, source: string): ConfigFile {
 
 interface Basics { workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null }
 
-function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'tls' | 'metrics' | 'tracing'> {
+function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'responses' | 'tls' | 'metrics' | 'tracing'> {
   const models = buildModels(file.models ?? {});
   const maxBodyBytes = file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes;
   const maxBufferedBodyBytes = file.server?.maxBufferedBodyBytes ?? DEFAULT_SERVER.maxBufferedBodyBytes;
