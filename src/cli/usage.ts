@@ -48,9 +48,10 @@ Environment:
 Exit codes: 0 success, 1 not found or failed, 2 usage error.
 `;
 
+const NAME_WIDTH = Math.max(...ENVIRONMENT_SETTINGS.map((setting) => setting.name.length)) + 1;
 const SERVE_SETTINGS = `
 Settings (environment; docs/configuration.md describes each, and the config file):
-${ENVIRONMENT_SETTINGS.map((setting) => `  ${setting.name.padEnd(28)}${setting.purpose} (default: ${setting.fallback})`).join('\n')}
+${ENVIRONMENT_SETTINGS.map((setting) => `  ${setting.name.padEnd(NAME_WIDTH)}${setting.purpose} (default: ${setting.fallback})`).join('\n')}
 `;
 
 /** Help for `munja`, a command group (`keys`) or one command (`keys create`). */

@@ -47,6 +47,16 @@ const model = {
   },
 } as const;
 
+/** `responses`: stored Responses (`store: true`). responses-config.ts reads the same bounds for the environment. */
+export const RESPONSES_FILE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ttlSeconds: { type: 'integer', minimum: 1, maximum: 365 * 86_400 },
+    maxStoredBytesPerAccount: { type: 'integer', minimum: 1, maximum: 2 ** 40 },
+  },
+} as const;
+
 export const CONFIG_FILE_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -157,11 +167,7 @@ export const CONFIG_FILE_SCHEMA = {
       additionalProperties: false,
       properties: { threads: { type: 'integer', minimum: 1, maximum: 256 }, maxQueue: positiveInt, taskDeadlineMs: { type: 'integer', minimum: 100, maximum: 600_000 }, schemaMsPerMinute: { type: 'integer', minimum: 1, maximum: 3_600_000 } },
     },
-    responses: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { ttlSeconds: { type: 'integer', minimum: 60, maximum: 31_536_000 }, maxStoredBytesPerAccount: { type: 'integer', minimum: 0, maximum: 1_099_511_627_776 } },
-    },
+    responses: RESPONSES_FILE_SCHEMA,
     models: {
       type: 'object',
       minProperties: 1,

@@ -176,6 +176,14 @@ export interface TracingConfig {
   readonly captureContent: boolean;
 }
 
+/** Stored Responses (the file's `responses`): kept for `previous_response_id` and `GET /v1/responses/{id}`. */
+export interface ResponsesConfig {
+  /** How long a stored response is kept. */
+  readonly ttlSeconds: number;
+  /** The UTF-8 bytes of stored response bodies one account may hold at once; past it a save is refused. */
+  readonly maxStoredBytesPerAccount: number;
+}
+
 export type SignUpMode = 'open' | 'email' | 'invite' | 'closed';
 
 /** The web dashboard at /dashboard (the file's `server.dashboard`). */
@@ -253,12 +261,11 @@ export interface Config {
    * schemaMsPerMinute: engine time per account per minute for compiling schemas it has not seen.
    */
   readonly engine: { readonly threads: number; readonly maxQueue: number; readonly taskDeadlineMs: number; readonly schemaMsPerMinute: number };
-  /** Stored Responses API responses (store: true): how long they are kept, and each account's room for them (0: none are kept). */
-  readonly responses: { readonly ttlSeconds: number; readonly maxStoredBytesPerAccount: number };
   readonly authCacheTtlMs: number;
   /** Browser origins allowed to call /mcp; a request with any other Origin header is refused. */
   readonly mcpAllowedOrigins: readonly string[];
   readonly dashboard: DashboardConfig;
+  readonly responses: ResponsesConfig;
   readonly upstream: UpstreamTimeouts;
   readonly resilience: ResilienceConfig;
   readonly models: readonly ModelConfig[];

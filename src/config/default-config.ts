@@ -43,6 +43,14 @@ export const DEFAULT_DASHBOARD = {
   inviteTtlMs: 7 * 24 * 3_600_000,
 } as const;
 
+// OpenAI keeps a stored response 30 days. 256 MiB an account is thousands of long conversations
+// (a response with its input is a few KiB to a few hundred), yet bounds what one account can make
+// the store hold.
+export const DEFAULT_RESPONSES = {
+  ttlSeconds: 30 * 86_400,
+  maxStoredBytesPerAccount: 256 * 1024 * 1024,
+} as const;
+
 /**
  * The longest one local-engine task may run on its thread. The slowest legitimate task at the
  * defaults takes well under a second (a distinct 64 KiB schema compiles in ~0.3-0.6 s; a prompt at
@@ -56,9 +64,6 @@ export const DEFAULT_ENGINE_TASK_DEADLINE_MS = 5_000;
  * hundreds of fresh small schemas, or 5-10 distinct 43 KB ones, so no account keeps a thread busy.
  */
 export const DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE = 3_000;
-
-/** Stored Responses API responses: kept 30 days, as OpenAI keeps them; 256 MiB per account. */
-export const DEFAULT_RESPONSES = { ttlSeconds: 30 * 86_400, maxStoredBytesPerAccount: 256 * 1024 * 1024 } as const;
 
 /**
  * With REDIS_URL: revocations arrive by pub/sub, so the auth cache may keep keys longer (10 s at most).

@@ -10,12 +10,13 @@ import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
 import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_DASHBOARD, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
+import { DEFAULT_DASHBOARD, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
 import { checkUpstreamBaseUrl } from './upstream-base-url.ts';
 import { metricsFrom } from './metrics-config.ts';
+import { responsesFrom } from './responses-config.ts';
 import { tracingFrom } from './tracing-config.ts';
 
 export { ConfigError };
@@ -43,7 +44,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile });
   // The dashboard throttles by the same client address as the rest of the server.
   const dashboard = { ...dashboardConfig(file.server?.dashboard, env), trustProxy: config.trustProxy };
-  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard });
+  const responses = responsesFrom(file.responses, env);
+  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard, responses });
 }
 
 /** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
@@ -130,7 +132,7 @@ export function validateConfigFile(value: unknown, source: string): ConfigFile {
 
 interface Basics { workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null }
 
-function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'tls' | 'metrics' | 'tracing'> {
+function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'responses' | 'tls' | 'metrics' | 'tracing'> {
   const models = buildModels(file.models ?? {});
   const maxBodyBytes = file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes;
   const maxBufferedBodyBytes = file.server?.maxBufferedBodyBytes ?? DEFAULT_SERVER.maxBufferedBodyBytes;
@@ -165,7 +167,6 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
       taskDeadlineMs: file.engine?.taskDeadlineMs ?? DEFAULT_ENGINE_TASK_DEADLINE_MS,
       schemaMsPerMinute: file.engine?.schemaMsPerMinute ?? DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE,
     },
-    responses: { ...DEFAULT_RESPONSES, ...file.responses },
     models,
   };
 }

@@ -3,8 +3,8 @@
 import type { KeyEvent, KeyEvents } from './key-events.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type {
-  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, StoredResponse, UsageDelta,
-  UsageRow,
+  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, StoredResponse,
+  UsageDelta, UsageRow,
 } from './store.ts';
 
 /** A Store plus the bus its changes are announced on (subscribe to it to hear other instances). */
@@ -69,11 +69,11 @@ export class PublishingStore implements StoreWithEvents {
   clearAttempts(name: string): Promise<void> { return this.#store.clearAttempts(name); }
   saveToken(token: OneTimeToken): Promise<void> { return this.#store.saveToken(token); }
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined> { return this.#store.takeToken(digest, kind); }
+  findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> { return this.#store.findToken(digest, kind); }
   saveResponse(record: StoredResponse, maxBytesPerAccount: number): Promise<void> { return this.#store.saveResponse(record, maxBytesPerAccount); }
   findResponse(accountId: string, id: string): Promise<StoredResponse | undefined> { return this.#store.findResponse(accountId, id); }
   deleteResponse(accountId: string, id: string): Promise<boolean> { return this.#store.deleteResponse(accountId, id); }
   storedResponseBytes(accountId: string): Promise<number> { return this.#store.storedResponseBytes(accountId); }
-  findToken(digest: string, kind: OneTimeToken['kind']): Promise<OneTimeToken | undefined> { return this.#store.findToken(digest, kind); }
 
   async close(): Promise<void> {
     await this.events.close();

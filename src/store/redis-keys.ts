@@ -1,7 +1,8 @@
 // Where the Redis store keeps what. Accounts and keys share one hash tag ({store}) so that the
 // scripts that read or change several of them run in one Cluster slot, atomically; the store is
-// small and its reads are absorbed by the auth cache. Usage is tagged per key ({key_…}) so it
-// spreads across the cluster.
+// small and its reads are absorbed by the auth cache. Usage is tagged per key ({key_…}) and stored
+// responses per account ({acct_…}) so that they spread across the cluster, while the scripts that
+// keep an account's responses and their byte count together still run in one slot.
 //
 //   munja:{store}:meta                 hash   keySecret (hex), mailboxesIndexed
 //   munja:{store}:accounts             set    every account id (SCARD counts them)
@@ -25,9 +26,11 @@
 //   munja:token:<kind>:<digest>        string a single-use token's payload (expires with it)
 //   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
 //   munja:usage:{<keyId>}:days         zset   the days with usage, lexicographic (expires)
-//   munja:response:{<accountId>}:<id> string a stored Responses API record (JSON; expires with it)
-//   munja:responses:{<accountId>}      zset   the account's stored response ids, scored by expiry
-//   munja:response-bytes:{<accountId>} hash   their sizes by id, and `total` (the cap's count)
+//   munja:responses:{<accountId>}:record:<id> hash id accountId keyId createdAt expiresAt [previousResponseId]
+//                                             body (expires at expiresAt)
+//   munja:responses:{<accountId>}:expiry  zset   the account's response ids, scored by expiresAt  } each expires with
+//   munja:responses:{<accountId>}:sizes   hash   response id → body bytes                         } the account's
+//   munja:responses:{<accountId>}:bytes   string the sum of those sizes (the cap counts it)       } last response
 //   munja:key-events                   pub/sub channel (key-events.ts)
 
 /** Every Munja key starts with this. Not configurable, so the server and the CLI cannot disagree. */
@@ -61,14 +64,16 @@ export const storeKeys = {
   accountSessions: (accountId: string) => `${REDIS_PREFIX}account-sessions:${accountId}`,
   attempts: (name: string) => `${REDIS_PREFIX}attempts:${name}`,
   token: (kind: string, digest: string) => `${REDIS_PREFIX}token:${kind}:${digest}`,
-  response: (accountId: string, id: string) => `${REDIS_PREFIX}response:{${accountId}}:${id}`,
-  responses: (accountId: string) => `${REDIS_PREFIX}responses:{${accountId}}`,
-  responseBytes: (accountId: string) => `${REDIS_PREFIX}response-bytes:{${accountId}}`,
 } as const;
 
 /** `munja:usage:{key_…}:` — a day (`YYYY-MM-DD`) or `days` follows. */
 export function usagePrefix(keyId: string): string {
   return `${REDIS_PREFIX}usage:{${keyId}}:`;
+}
+
+/** `munja:responses:{acct_…}:` — `expiry`, `sizes`, `bytes` or `record:<id>` follows. */
+export function responsesPrefix(accountId: string): string {
+  return `${REDIS_PREFIX}responses:{${accountId}}:`;
 }
 
 export const KEY_EVENTS_CHANNEL = `${REDIS_PREFIX}key-events`;

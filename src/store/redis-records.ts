@@ -1,6 +1,6 @@
 // Redis hash fields ⇄ the frozen plain objects the Store interface promises (the same shapes the
 // SQLite store returns). A field that is absent means null.
-import type { Account, AccountStatus, ApiKeyRecord, NewKey, UsageRow } from './store.ts';
+import type { Account, AccountStatus, ApiKeyRecord, NewKey, StoredResponse, UsageRow } from './store.ts';
 
 export type Fields = Readonly<Record<string, string>>;
 
@@ -68,6 +68,28 @@ export function keyFields(id: string, key: NewKey, createdAt: number): string[] 
   if (key.models !== null) fields.push('models', JSON.stringify(key.models));
   if (key.limits.rpm !== null) fields.push('rpm', String(key.limits.rpm));
   if (key.limits.tpm !== null) fields.push('tpm', String(key.limits.tpm));
+  return fields;
+}
+
+export function toStoredResponse(fields: Fields): StoredResponse {
+  return Object.freeze({
+    id: text(fields, 'id'),
+    accountId: text(fields, 'accountId'),
+    keyId: text(fields, 'keyId'),
+    createdAt: integer(fields, 'createdAt'),
+    expiresAt: integer(fields, 'expiresAt'),
+    previousResponseId: fields['previousResponseId'] ?? null,
+    body: text(fields, 'body'),
+  });
+}
+
+/** HSET arguments for a stored response. */
+export function storedResponseFields(record: StoredResponse): string[] {
+  const fields = [
+    'id', record.id, 'accountId', record.accountId, 'keyId', record.keyId,
+    'createdAt', String(record.createdAt), 'expiresAt', String(record.expiresAt), 'body', record.body,
+  ];
+  if (record.previousResponseId !== null) fields.push('previousResponseId', record.previousResponseId);
   return fields;
 }
 

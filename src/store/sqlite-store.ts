@@ -7,17 +7,20 @@ import { DatabaseSync } from 'node:sqlite';
 import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { migrate } from './sqlite-schema.ts';
-import { toAccount, toAttempts, toKey, toSession, toUsage } from './sqlite-rows.ts';
+import { toAccount, toAttempts, toKey, toSession, toStoredResponse, toUsage } from './sqlite-rows.ts';
 import { type Statements, prepareStatements } from './sqlite-statements.ts';
 import {
   type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, ResponseStorageFullError, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
+  type NewKey, type OneTimeToken, ResponseStorageFullError, responseBytes, type Session, type Store, type StoredResponse, type UsageDelta,
+  type UsageRow,
 } from './store.ts';
 
 export const DATABASE_FILE = 'munja.db';
 const BUSY_TIMEOUT_MS = 5_000;
 const KEY_SECRET_NAME = 'key_secret';
-// Expired sessions and attempt windows are deleted at most this often, by whichever write comes next.
+// Expired sessions, attempt windows, tokens and stored responses are deleted at most this often, by
+// whichever write comes next: one indexed DELETE a minute instead of one per write. Until then an
+// expired row is never read (every lookup compares its expiry) nor counted (see liveResponseBytes).
 const CLEANUP_INTERVAL_MS = 60_000;
 
 export class SqliteStore implements Store {
@@ -254,29 +257,35 @@ export class SqliteStore implements Store {
 
   async saveResponse(record: StoredResponse, maxBytesPerAccount: number): Promise<void> {
     this.#cleanUp();
-    const bytes = Buffer.byteLength(record.body);
+    const now = Date.now();
+    const bytes = responseBytes(record);
+    // Count and write under one write lock, so that parallel saves cannot pass the cap together.
     this.#transaction(() => {
-      const held = Number(this.#sql.storedBytes.get(record.accountId, Date.now(), record.id)?.['n'] ?? 0);
-      if (held + bytes > maxBytesPerAccount) throw new ResponseStorageFullError(maxBytesPerAccount);
-      this.#sql.upsertResponse.run(record.id, record.accountId, record.keyId, record.createdAt, record.expiresAt, record.previousResponseId, record.body, bytes);
+      if (record.expiresAt <= now) {
+        this.#sql.deleteResponse.run(record.accountId, record.id);
+        return;
+      }
+      const live = Number(this.#sql.liveResponseBytes.get({ accountId: record.accountId, now })?.['n'] ?? 0);
+      const replaced = Number(this.#sql.liveResponseSize.get(record.accountId, record.id, now)?.['bytes'] ?? 0);
+      if (live - replaced + bytes > maxBytesPerAccount) throw new ResponseStorageFullError(maxBytesPerAccount);
+      this.#sql.upsertResponse.run(
+        record.accountId, record.id, record.keyId, record.createdAt, record.expiresAt, record.previousResponseId, bytes, record.body,
+      );
     });
   }
 
   async findResponse(accountId: string, id: string): Promise<StoredResponse | undefined> {
-    const row = this.#sql.responseById.get(id, accountId, Date.now());
-    if (row === undefined) return undefined;
-    return Object.freeze({
-      id, accountId, keyId: String(row['key_id']), createdAt: Number(row['created_at']), expiresAt: Number(row['expires_at']),
-      previousResponseId: row['previous_response_id'] === null ? null : String(row['previous_response_id']), body: String(row['body']),
-    });
+    const row = this.#sql.responseById.get(accountId, id, Date.now());
+    return row && toStoredResponse(row);
   }
 
   async deleteResponse(accountId: string, id: string): Promise<boolean> {
-    return Number(this.#sql.deleteResponse.run(id, accountId, Date.now()).changes) > 0;
+    const row = this.#sql.deleteResponse.get(accountId, id);
+    return row !== undefined && Number(row['expires_at']) > Date.now();
   }
 
   async storedResponseBytes(accountId: string): Promise<number> {
-    return Number(this.#sql.storedBytes.get(accountId, Date.now(), '')?.['n'] ?? 0);
+    return Number(this.#sql.liveResponseBytes.get({ accountId, now: Date.now() })?.['n'] ?? 0);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
-// The Store interface: accounts, keys, usage. Implemented by sqlite-store (embedded default) and,
-// later, redis-store. Every method is async so both implementations share one contract suite.
+// The Store interface: accounts, keys, usage, dashboard credentials and stored Responses.
+// Implemented by sqlite-store (embedded default) and redis-store. Every method is async so both
+// implementations share one contract suite.
 
 export type AccountStatus = 'active' | 'suspended';
 
@@ -96,6 +97,24 @@ export interface OneTimeToken {
   readonly expiresAt: number;
 }
 
+/** A Responses API response kept for `previous_response_id` and `GET /v1/responses/{id}`, owned by one account. */
+export interface StoredResponse {
+  readonly id: string; // resp_… (made by the caller)
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly createdAt: number; // Unix ms
+  /** Gone after this (Unix ms). */
+  readonly expiresAt: number;
+  readonly previousResponseId: string | null;
+  /** Opaque JSON text chosen by the caller (the response object, its input items, …). */
+  readonly body: string;
+}
+
+/** What a stored response counts against its account's cap: its body's UTF-8 length. */
+export function responseBytes(record: StoredResponse): number {
+  return Buffer.byteLength(record.body, 'utf8');
+}
+
 /** createKey refused: the account already has `max` keys that are not revoked. */
 export class KeyCapError extends Error {
   readonly max: number;
@@ -107,25 +126,14 @@ export class KeyCapError extends Error {
   }
 }
 
-/** A Responses API response kept for `previous_response_id` and `GET /v1/responses/{id}` (store: true). */
-export interface StoredResponse {
-  /** `resp_…`, made by the caller. */
-  readonly id: string;
-  readonly accountId: string;
-  readonly keyId: string;
-  /** ms since the epoch. */
-  readonly createdAt: number;
-  readonly expiresAt: number;
-  readonly previousResponseId: string | null;
-  /** JSON text of the caller's choosing; its UTF-8 length is what counts toward the account's cap. */
-  readonly body: string;
-}
-
-/** Saving it would put the account's stored responses over their cap: nothing was saved. */
+/** saveResponse refused: the account's live stored responses plus this one would pass `max` bytes. */
 export class ResponseStorageFullError extends Error {
-  constructor(maxBytes: number) {
-    super(`the account's stored responses would pass ${maxBytes} bytes`);
+  readonly max: number;
+
+  constructor(max: number) {
+    super(`the account's stored responses would pass ${max} bytes`);
     this.name = 'ResponseStorageFullError';
+    this.max = max;
   }
 }
 
@@ -200,16 +208,20 @@ export interface Store {
   /** Deletes the token and returns its payload, at most once; undefined when unknown or expired. */
   takeToken(digest: string, kind: OneTimeToken['kind']): Promise<string | undefined>;
 
+  // Stored Responses. Each is found, deleted and counted only under its own account: an id is not a
+  // secret, so another account's id looks exactly like one that does not exist.
   /**
-   * Keeps a response until its expiresAt, replacing one of the same id; throws ResponseStorageFullError
-   * (and keeps nothing) when the account's unexpired responses would pass `maxBytesPerAccount`.
+   * Stores the record, replacing the account's record of the same id (whose bytes then count once).
+   * Atomically refuses (ResponseStorageFullError), storing nothing, when the account's live stored
+   * bytes plus this record's would pass `maxBytesPerAccount`. A record already expired is not kept.
    */
   saveResponse(record: StoredResponse, maxBytesPerAccount: number): Promise<void>;
-  /** Undefined when absent, expired, or another account's: an id is not a secret. */
+  /** Undefined when unknown, expired, or another account's. */
   findResponse(accountId: string, id: string): Promise<StoredResponse | undefined>;
-  /** True when it existed for that account. */
+  /** True when the account had it (unexpired); its bytes are freed. */
   deleteResponse(accountId: string, id: string): Promise<boolean>;
-  /** The bytes of the account's unexpired responses. */
+  /** The UTF-8 bytes of the account's unexpired stored responses' bodies. */
   storedResponseBytes(accountId: string): Promise<number>;
+
   close(): Promise<void>;
 }

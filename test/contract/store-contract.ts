@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ApiKeyRecord, KeyCapError, type NewKey, ResponseStorageFullError, type Store, type StoredResponse } from '../../src/store/store.ts';
 
+const MiB = 1024 * 1024;
+
 function newKey(accountId: string, overrides: Partial<NewKey> = {}): NewKey {
   return {
     accountId,
@@ -16,9 +18,22 @@ function newKey(accountId: string, overrides: Partial<NewKey> = {}): NewKey {
   };
 }
 
-function storedResponse(accountId: string, id: string, body: string, overrides: Partial<StoredResponse> = {}): StoredResponse {
+interface Owner {
+  readonly accountId: string;
+  readonly keyId: string;
+}
+
+async function owner(store: Store, email: string): Promise<Owner> {
+  const account = await store.createAccount(email);
+  return { accountId: account.id, keyId: (await store.createKey(newKey(account.id))).id };
+}
+
+function storedResponse(by: Owner, overrides: Partial<StoredResponse> = {}): StoredResponse {
   const now = Date.now();
-  return { id, accountId, keyId: 'key_1', createdAt: now, expiresAt: now + 60_000, previousResponseId: null, body, ...overrides };
+  return {
+    id: `resp_${randomBytes(16).toString('hex')}`, accountId: by.accountId, keyId: by.keyId, createdAt: now, expiresAt: now + 60_000,
+    previousResponseId: null, body: '{"object":"response","output":[]}', ...overrides,
+  };
 }
 
 export function runStoreContract(name: string, makeStore: () => Promise<Store>): void {
@@ -425,6 +440,145 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       });
     });
 
+    describe('stored responses', () => {
+      let alice: Owner;
+      let bob: Owner;
+
+      beforeEach(async () => {
+        alice = await owner(store, 'alice@example.com');
+        bob = await owner(store, 'bob@example.com');
+      });
+
+      const saved = async (record: StoredResponse, max = MiB) => {
+        await store.saveResponse(record, max);
+        return record;
+      };
+      const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+      it('saves, finds and deletes a response, which comes back as saved and frozen', async () => {
+        const first = await saved(storedResponse(alice));
+        const second = await saved(storedResponse(alice, { previousResponseId: first.id, body: '{"output":[{"type":"message"}]}' }));
+        const found = await store.findResponse(alice.accountId, second.id);
+        expect(found).toEqual(second);
+        expect(Object.isFrozen(found)).toBe(true);
+        expect(await store.findResponse(alice.accountId, first.id)).toEqual(first);
+        expect(await store.findResponse(alice.accountId, 'resp_unknown')).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(first.body.length + second.body.length);
+
+        expect(await store.deleteResponse(alice.accountId, first.id)).toBe(true);
+        expect(await store.findResponse(alice.accountId, first.id)).toBeUndefined();
+        expect(await store.deleteResponse(alice.accountId, first.id)).toBe(false);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(second.body.length);
+        expect(await store.findResponse(alice.accountId, second.id)).toEqual(second);
+      });
+
+      it('finds, deletes and counts a response only under its own account: another account’s id looks missing', async () => {
+        const record = await saved(storedResponse(alice));
+        expect(await store.findResponse(bob.accountId, record.id)).toBeUndefined();
+        expect(await store.deleteResponse(bob.accountId, record.id)).toBe(false);
+        expect(await store.storedResponseBytes(bob.accountId)).toBe(0);
+        expect(await store.findResponse(alice.accountId, record.id)).toEqual(record);
+        // Saving under the same id gives the other account a record of its own, never this one.
+        const bobs = await saved(storedResponse(bob, { id: record.id, body: '"bob"' }));
+        expect(await store.findResponse(bob.accountId, record.id)).toEqual(bobs);
+        expect(await store.findResponse(alice.accountId, record.id)).toEqual(record);
+        expect(await store.deleteResponse(bob.accountId, record.id)).toBe(true);
+        expect(await store.findResponse(alice.accountId, record.id)).toEqual(record);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(record.body.length);
+      });
+
+      it('never gives back or counts an expired response', async () => {
+        const past = await saved(storedResponse(alice, { expiresAt: Date.now() - 1 }));
+        expect(await store.findResponse(alice.accountId, past.id)).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(0);
+        expect(await store.deleteResponse(alice.accountId, past.id)).toBe(false);
+
+        const soon = await saved(storedResponse(alice, { expiresAt: Date.now() + 50 }));
+        expect(await store.findResponse(alice.accountId, soon.id)).toEqual(soon);
+        await wait(100);
+        expect(await store.findResponse(alice.accountId, soon.id)).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(0);
+        expect(await store.deleteResponse(alice.accountId, soon.id)).toBe(false);
+
+        // Replaced by an expired record, a live one is gone too.
+        const live = await saved(storedResponse(alice));
+        await saved({ ...live, expiresAt: Date.now() - 1 });
+        expect(await store.findResponse(alice.accountId, live.id)).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(0);
+      });
+
+      it('stores up to the cap exactly and refuses one byte over, storing nothing; a delete frees room', async () => {
+        const sixty = await saved(storedResponse(alice, { body: 'x'.repeat(60) }), 100);
+        await saved(storedResponse(alice, { body: 'x'.repeat(40) }), 100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+        const over = storedResponse(alice, { body: 'x' });
+        const refused = await store.saveResponse(over, 100).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(ResponseStorageFullError);
+        expect(refused).toMatchObject({ max: 100 });
+        expect(await store.findResponse(alice.accountId, over.id)).toBeUndefined();
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+        // The cap is per account.
+        await expect(store.saveResponse(storedResponse(bob, { body: 'x'.repeat(100) }), 100)).resolves.toBeUndefined();
+
+        expect(await store.deleteResponse(alice.accountId, sixty.id)).toBe(true);
+        await expect(store.saveResponse(storedResponse(alice, { body: 'x'.repeat(60) }), 100)).resolves.toBeUndefined();
+        await expect(store.saveResponse(over, 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        // One body alone larger than the cap.
+        await expect(store.saveResponse(storedResponse(bob, { body: 'x'.repeat(101) }), 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+      });
+
+      it('frees the room of a response once it has expired', async () => {
+        await saved(storedResponse(alice, { body: 'x'.repeat(100), expiresAt: Date.now() + 50 }), 100);
+        await expect(store.saveResponse(storedResponse(alice, { body: 'x' }), 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        await wait(100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(0);
+        await saved(storedResponse(alice, { body: 'x'.repeat(100) }), 100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+      });
+
+      it('counts a replaced response once, and keeps the old one when its replacement is refused', async () => {
+        const record = await saved(storedResponse(alice, { body: 'x'.repeat(80) }), 100);
+        await saved({ ...record, body: 'y'.repeat(90) }, 100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(90);
+        const full = await saved({ ...record, body: 'z'.repeat(100) }, 100);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+        await expect(store.saveResponse({ ...record, body: 'w'.repeat(101) }, 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        await expect(store.saveResponse(storedResponse(alice, { body: 'x' }), 100)).rejects.toBeInstanceOf(ResponseStorageFullError);
+        expect(await store.findResponse(alice.accountId, record.id)).toEqual(full);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(100);
+      });
+
+      it('counts a body by its UTF-8 bytes', async () => {
+        const body = '{"text":"č😀"}'; // č is 2 bytes, 😀 4: 17 bytes in 14 UTF-16 units
+        expect(body).toHaveLength(14);
+        await saved(storedResponse(alice, { body }), 17);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(17);
+        await expect(store.saveResponse(storedResponse(bob, { body }), 16)).rejects.toBeInstanceOf(ResponseStorageFullError);
+      });
+
+      it('never passes the cap when many saves race, and counts racing replacements of one id once', async () => {
+        const results = await Promise.allSettled(Array.from({ length: 50 }, () => store.saveResponse(storedResponse(alice, { body: 'x'.repeat(100) }), 1_000)));
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
+        for (const result of results) if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(ResponseStorageFullError);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(1_000);
+
+        const record = storedResponse(bob);
+        const bodies = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(600, '.'));
+        await Promise.all(bodies.map((body) => store.saveResponse({ ...record, body }, 1_000)));
+        expect(await store.storedResponseBytes(bob.accountId)).toBe(600);
+        expect(bodies).toContain((await store.findResponse(bob.accountId, record.id))?.body);
+      });
+
+      it('gives back a 1 MiB body and any Unicode exactly', async () => {
+        const text = 'Munja ⚡ — čćđšž ÄÖÜß 日本語 한국어 עברית 😀👩‍👩‍👧 "quoted" \\ \n\t';
+        const body = JSON.stringify({ output: text.repeat(Math.ceil(MiB / Buffer.byteLength(text))) });
+        expect(Buffer.byteLength(body)).toBeGreaterThan(MiB);
+        const large = await saved(storedResponse(alice, { body, previousResponseId: 'resp_⚡' }), 2 * MiB);
+        expect(await store.findResponse(alice.accountId, large.id)).toEqual(large);
+        expect(await store.storedResponseBytes(alice.accountId)).toBe(Buffer.byteLength(body));
+      });
+    });
+
     describe('usage', () => {
       it('adds deltas up per key and day', async () => {
         const account = await store.createAccount('alice@example.com');
@@ -450,70 +604,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(rows.map((r) => r.day)).toEqual(['2025-01-02', '2025-01-03']);
         expect(await store.usageByDay([one.id, two.id], '2025-01-02', '2025-01-02')).toHaveLength(2);
         expect(await store.usageByDay([], '2000-01-01', '2999-01-01')).toEqual([]);
-      });
-    });
-      describe('stored responses', () => {
-      const CAP = 1_000;
-
-      it('keeps a response for its account only, and deletes it once', async () => {
-        const a = await store.createAccount('a@example.com');
-        const b = await store.createAccount('b@example.com');
-        const record = storedResponse(a.id, 'resp_1', '{"text":"čćžšđ 模型 🙂"}', { previousResponseId: 'resp_0' });
-        await store.saveResponse(record, CAP);
-        expect(await store.findResponse(a.id, 'resp_1')).toEqual(record);
-        expect(await store.findResponse(b.id, 'resp_1')).toBeUndefined();
-        expect(await store.deleteResponse(b.id, 'resp_1')).toBe(false);
-        expect(await store.deleteResponse(a.id, 'resp_1')).toBe(true);
-        expect(await store.deleteResponse(a.id, 'resp_1')).toBe(false);
-        expect(await store.findResponse(a.id, 'resp_1')).toBeUndefined();
-      });
-
-      it('never returns an expired response', async () => {
-        const a = await store.createAccount('a@example.com');
-        await store.saveResponse(storedResponse(a.id, 'resp_old', 'x', { expiresAt: Date.now() - 1 }), CAP);
-        expect(await store.findResponse(a.id, 'resp_old')).toBeUndefined();
-        expect(await store.storedResponseBytes(a.id)).toBe(0);
-      });
-
-      it('holds an account to its cap in UTF-8 bytes: at the cap is allowed, one byte over is not', async () => {
-        const a = await store.createAccount('a@example.com');
-        const b = await store.createAccount('b@example.com');
-        await store.saveResponse(storedResponse(a.id, 'resp_1', 'x'.repeat(600)), CAP);
-        await store.saveResponse(storedResponse(a.id, 'resp_2', 'é'.repeat(200)), CAP); // 400 bytes
-        expect(await store.storedResponseBytes(a.id)).toBe(1_000);
-        await expect(store.saveResponse(storedResponse(a.id, 'resp_3', 'y'), CAP)).rejects.toBeInstanceOf(ResponseStorageFullError);
-        expect(await store.findResponse(a.id, 'resp_3')).toBeUndefined();
-        await store.saveResponse(storedResponse(b.id, 'resp_4', 'z'.repeat(1_000)), CAP); // another account's room is its own
-        expect(await store.deleteResponse(a.id, 'resp_2')).toBe(true);
-        await store.saveResponse(storedResponse(a.id, 'resp_3', 'y'.repeat(400)), CAP);
-        expect(await store.storedResponseBytes(a.id)).toBe(1_000);
-      });
-
-      it('counts a replaced response once, and frees what expired', async () => {
-        const a = await store.createAccount('a@example.com');
-        await store.saveResponse(storedResponse(a.id, 'resp_1', 'x'.repeat(900)), CAP);
-        await store.saveResponse(storedResponse(a.id, 'resp_1', 'x'.repeat(950)), CAP);
-        expect(await store.storedResponseBytes(a.id)).toBe(950);
-        await store.saveResponse(storedResponse(a.id, 'resp_1', 'x', { expiresAt: Date.now() + 30 }), CAP);
-        await new Promise((resolve) => setTimeout(resolve, 60)); // the record's life, not a wait for work
-        await store.saveResponse(storedResponse(a.id, 'resp_2', 'y'.repeat(1_000)), CAP);
-        expect(await store.storedResponseBytes(a.id)).toBe(1_000);
-      });
-
-      it('never passes the cap when many saves race', async () => {
-        const a = await store.createAccount('a@example.com');
-        const saves = Array.from({ length: 40 }, (_, i) => store.saveResponse(storedResponse(a.id, `resp_${i}`, 'x'.repeat(100)), CAP));
-        const results = await Promise.allSettled(saves);
-        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
-        expect(results.filter((result) => result.status === 'rejected').every((result) => (result as PromiseRejectedResult).reason instanceof ResponseStorageFullError)).toBe(true);
-        expect(await store.storedResponseBytes(a.id)).toBe(1_000);
-      });
-
-      it('round-trips a large body exactly', async () => {
-        const a = await store.createAccount('a@example.com');
-        const body = JSON.stringify({ text: 'ž'.repeat(512 * 1024) });
-        await store.saveResponse(storedResponse(a.id, 'resp_big', body), 4 * 1024 * 1024);
-        expect((await store.findResponse(a.id, 'resp_big'))?.body).toBe(body);
       });
     });
   });

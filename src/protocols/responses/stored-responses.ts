@@ -39,12 +39,10 @@ export class StoredResponses {
   /** Refuses a request that asks to store while the account's room is already full. */
   async checkRoom(accountId: string): Promise<void> {
     const { maxStoredBytesPerAccount } = this.#keeping;
-    if (maxStoredBytesPerAccount > 0 && (await this.#store.storedResponseBytes(accountId)) < maxStoredBytesPerAccount) return;
+    if ((await this.#store.storedResponseBytes(accountId)) < maxStoredBytesPerAccount) return;
     throw new ApiError('response_storage_full', {
       param: 'store',
-      message: maxStoredBytesPerAccount === 0
-        ? 'This service keeps no responses: send store: false.'
-        : `This account's stored responses fill its ${maxStoredBytesPerAccount} bytes. Delete some (DELETE /v1/responses/{id}), let them expire, or send store: false.`,
+      message: `This account's stored responses fill its ${maxStoredBytesPerAccount} bytes. Delete some (DELETE /v1/responses/{id}), let them expire, or send store: false.`,
     });
   }
 

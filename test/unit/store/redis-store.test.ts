@@ -1,10 +1,11 @@
 // What the Redis store adds to the contract: instances share one store, changes reach every
 // instance's auth cache by pub/sub, and the CLI works against Redis.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Authenticator } from '../../../src/auth/authenticator.ts';
 import { digestApiKey } from '../../../src/auth/api-key.ts';
 import { createApiKey } from '../../../src/auth/create-key.ts';
@@ -12,6 +13,7 @@ import type { RedisConfig } from '../../../src/config/config-types.ts';
 import type { KeyEvent } from '../../../src/store/key-events.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { StoreWithEvents } from '../../../src/store/publishing-store.ts';
+import { ResponseStorageFullError, type Store as StoredResponseStore, type StoredResponse } from '../../../src/store/store.ts';
 import { startRedis, type TestRedis } from '../../helpers/redis-server.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -115,6 +117,65 @@ describe('RedisStore', () => {
       const ttl = await admin.ttl(key);
       if (key.startsWith('munja:usage:')) expect(ttl, key).toBeGreaterThan(399 * 86_400);
       else expect(ttl, key).toBe(-1);
+    }
+  });
+});
+
+describe('stored responses on Redis', () => {
+  async function owner(store: StoredResponseStore, email: string) {
+    const { account, record } = await createApiKey(store, { accountEmail: email, createAccount: true });
+    return (body: string, expiresAt = Date.now() + 60_000): StoredResponse => ({
+      id: `resp_${randomBytes(16).toString('hex')}`, accountId: account.id, keyId: record.id, createdAt: Date.now(), expiresAt, previousResponseId: null, body,
+    });
+  }
+
+  it('keeps an account’s responses under its hash tag; each record expires at its expiresAt, the index with the last', async () => {
+    const store = await open();
+    const response = await owner(store, 'ana@example.com');
+    const early = response('{"n":1}', Date.now() + 60_000);
+    const late = response('{"n":2}', Date.now() + 120_000);
+    await store.saveResponse(late, 1_000);
+    await store.saveResponse(early, 1_000);
+    const prefix = `munja:responses:{${early.accountId}}:`;
+    expect((await admin.keys('munja:responses:*')).sort()).toEqual(
+      [`${prefix}bytes`, `${prefix}expiry`, `${prefix}record:${early.id}`, `${prefix}record:${late.id}`, `${prefix}sizes`].sort(),
+    );
+    expect(await admin.pexpiretime(`${prefix}record:${early.id}`)).toBe(early.expiresAt);
+    expect(await admin.pexpiretime(`${prefix}record:${late.id}`)).toBe(late.expiresAt);
+    for (const index of ['bytes', 'expiry', 'sizes']) expect(await admin.pexpiretime(prefix + index), index).toBe(late.expiresAt);
+    expect(await admin.get(`${prefix}bytes`)).toBe('14');
+  });
+
+  it('three instances saving at once never pass an account’s cap', async () => {
+    const stores = [await open(), await open(), await open()];
+    const response = await owner(stores[0]!, 'ana@example.com');
+    const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => stores[i % 3]!.saveResponse(response('x'.repeat(100)), 1_000)));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
+    for (const result of results) if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(ResponseStorageFullError);
+    expect(await stores[1]!.storedResponseBytes(response('').accountId)).toBe(1_000);
+  });
+
+  it('forgets more expired responses than one script does, a batch at a time, before refusing a save or counting', async () => {
+    const store = await open();
+    const saving = await owner(store, 'ana@example.com');
+    const counting = await owner(store, 'bob@example.com');
+    const make = (response: typeof saving) => Array.from({ length: 1_200 }, () => store.saveResponse(response('x'.repeat(10)), 12_000));
+    await Promise.all([...make(saving), ...make(counting)]);
+    const accountOf = (response: typeof saving) => response('').accountId;
+    expect(await store.storedResponseBytes(accountOf(counting))).toBe(12_000);
+
+    // Past their expiresAt on this instance's clock, which decides; Redis still holds every key.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 120_000);
+      const full = saving('y'.repeat(12_000));
+      await store.saveResponse(full, 12_000);
+      expect(await store.findResponse(full.accountId, full.id)).toEqual(full);
+      expect(await admin.zcard(`munja:responses:{${full.accountId}}:expiry`)).toBe(1);
+      expect(await store.storedResponseBytes(accountOf(counting))).toBe(0);
+      expect(await admin.hlen(`munja:responses:{${accountOf(counting)}}:sizes`)).toBe(0);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DATABASE_FILE, SqliteStore } from '../../../src/store/sqlite-store.ts';
 import { SCHEMA_VERSION } from '../../../src/store/sqlite-schema.ts';
 import type { NewKey } from '../../../src/store/store.ts';
@@ -107,7 +107,7 @@ describe('SqliteStore', () => {
     await first.createKey(input);
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec(`DROP TABLE responses; DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
+    db.exec(`DROP TABLE responses; DROP TABLE response_bytes; DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
              DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 1`);
     db.close();
 
@@ -115,6 +115,7 @@ describe('SqliteStore', () => {
     expect((await upgraded.findKeyByDigest(input.digest))?.account).toEqual(account);
     expect(await upgraded.setPasswordHash(account.id, 'hash')).toBe(true);
     expect((await upgraded.countAttempt('ip:1', 1_000)).count).toBe(1);
+    expect(await upgraded.storedResponseBytes(account.id)).toBe(0);
   });
 
   it('indexes the mailboxes of accounts made before version 5, keeping accounts that share one', async () => {
@@ -123,7 +124,7 @@ describe('SqliteStore', () => {
     const twins = [await first.createAccount('twin+a@example.com'), await first.createAccount('twin+b@example.com')];
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec('DROP TABLE responses; DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4');
+    db.exec('DROP TABLE responses; DROP TABLE response_bytes; DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4');
     db.close();
 
     const upgraded = openStore();
@@ -132,6 +133,47 @@ describe('SqliteStore', () => {
     expect(await upgraded.createAccountWithPassword('old@example.com', 'hash')).toBeUndefined();
     expect(await upgraded.createAccountWithPassword('twin+c@example.com', 'hash')).toBeUndefined();
     expect(await upgraded.createAccountWithPassword('new@example.com', 'hash')).toBeDefined();
+  });
+
+  it('purges expired responses from the file at most once a minute, by the next write, keeping the byte count', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const store = openStore();
+      const account = await store.createAccount('a@example.com');
+      const key = await store.createKey(newKey(account.id));
+      const start = Date.now();
+      const record = (id: string, body: string) => ({
+        id, accountId: account.id, keyId: key.id, createdAt: Date.now(), expiresAt: Date.now() + 1_000, previousResponseId: null, body,
+      });
+      await store.saveResponse(record('resp_old', 'x'.repeat(10)), 100);
+      await store.saveResponse(record('resp_old', 'x'.repeat(30)), 100);
+      const rows = () => {
+        const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+        try {
+          return {
+            ids: db.prepare('SELECT id FROM responses ORDER BY id').all().map((row) => row['id']),
+            total: db.prepare('SELECT bytes FROM response_bytes WHERE account_id = ?').get(account.id)?.['bytes'],
+          };
+        } finally {
+          db.close();
+        }
+      };
+      expect(rows()).toEqual({ ids: ['resp_old'], total: 30 });
+
+      vi.setSystemTime(start + 2_000);
+      await store.saveResponse(record('resp_new', 'y'.repeat(100)), 100);
+      expect(await store.findResponse(account.id, 'resp_old')).toBeUndefined();
+      expect(rows()).toEqual({ ids: ['resp_new', 'resp_old'], total: 130 });
+      expect(await store.storedResponseBytes(account.id)).toBe(100);
+
+      vi.setSystemTime(start + 61_000);
+      await store.saveResponse(record('resp_next', 'z'.repeat(100)), 100);
+      expect(rows()).toEqual({ ids: ['resp_next'], total: 100 });
+      expect(await store.deleteResponse(account.id, 'resp_next')).toBe(true);
+      expect(rows()).toEqual({ ids: [], total: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses a database from a newer munja', async () => {
