@@ -23,6 +23,7 @@ const upstream = {
     apiKey: { type: 'string', minLength: 1 },
     weight: positiveInt,
     maxConnections: positiveInt,
+    api: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'responses', 'messages'] } },
   },
 } as const;
 
@@ -177,6 +178,7 @@ export interface UpstreamFile {
   apiKey?: string;
   weight?: number;
   maxConnections?: number;
+  api?: Array<'chat' | 'responses' | 'messages'>;
 }
 export interface ModelFile {
   description?: string;

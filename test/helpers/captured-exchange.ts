@@ -9,7 +9,7 @@ import type { ChatRequestBody } from '../../src/validation/chat-request.ts';
 
 /** Serves `up/model`; nothing listens at its address. */
 const TEST_UPSTREAM: UpstreamConfig = {
-  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions',
+  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'],
   model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
 };
 
