@@ -85,6 +85,8 @@ export interface AnthropicHeaders {
   /** The key, as Anthropic's SDKs send it when not as a bearer token. */
   readonly apiKey: string;
   readonly version: string;
+  /** anthropic-beta: passed on to an upstream that speaks the Messages API. */
+  readonly beta: string;
 }
 
 /** An endpoint's own shape for error bodies; the API's (`{error:{message,type,param,code}}`) when none is set. */
@@ -249,7 +251,7 @@ function copyMcpHeaders(req: HttpRequest): McpHeaders {
 }
 
 function copyAnthropicHeaders(req: HttpRequest): AnthropicHeaders {
-  return { apiKey: req.getHeader('x-api-key'), version: req.getHeader('anthropic-version') };
+  return { apiKey: req.getHeader('x-api-key'), version: req.getHeader('anthropic-version'), beta: req.getHeader('anthropic-beta') };
 }
 
 function copyDashboardHeaders(req: HttpRequest, remoteAddress: string, forwardedFor: string): DashboardHeaders {

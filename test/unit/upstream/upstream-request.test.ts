@@ -22,6 +22,7 @@ function call(overrides: { upstream?: UpstreamConfig; body?: Record<string, unkn
     body: (source?.value ?? overrides.body ?? { model: 'fast', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }) as unknown as ChatRequestBody,
     source,
     includeUsage: false,
+    native: null,
     timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 2_000, responseTimeoutMs: 3_000, idleTimeoutMs: 4_000, maxEventBytes: 1024 * 1024 },
     headers: {},
     asBytes: true,
