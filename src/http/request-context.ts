@@ -211,7 +211,8 @@ export class RequestContext implements Abortable {
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
-    this.anthropic = matched === null && this.path.startsWith(ANTHROPIC_PATHS) ? copyAnthropicHeaders(req) : null;
+    // Not only for unmatched paths: POST /v1/messages is an exact route that uWS matches itself.
+    this.anthropic = this.path.startsWith(ANTHROPIC_PATHS) ? copyAnthropicHeaders(req) : null;
   }
 
   /**
