@@ -1,6 +1,8 @@
 // One request to an upstream, relayed to one client, as an undici dispatch handler: the client's
 // backpressure pauses the upstream read, the client's disconnect aborts the upstream request, and
-// a failure becomes the right error for how far the response got.
+// a failure becomes the right error for how far the response got. The request is the chat
+// completion, or a request of another API relayed as it is (native-request.ts): the two differ only
+// in what is sent, how a JSON answer is read and which filter a stream passes through.
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
