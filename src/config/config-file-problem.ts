@@ -12,6 +12,9 @@ export function configFileProblem(error: ErrorObject | undefined): string {
     const meant = nameMeant(name, propertiesAt(error.schemaPath));
     return `${where} has an unknown setting "${name}"${meant === undefined ? '' : `; did you mean "${meant}"?`}`;
   }
+  if (error.keyword === 'enum') {
+    return `${where} must be one of ${(error.params['allowedValues'] as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+  }
   if (error.keyword === 'pattern' && error.instancePath.endsWith('/baseUrl')) {
     return `${where} must be an http:// or https:// URL, scheme included, such as "http://127.0.0.1:8000/v1"`;
   }

@@ -23,6 +23,7 @@ const upstream = {
     apiKey: { type: 'string', minLength: 1 },
     weight: positiveInt,
     maxConnections: positiveInt,
+    api: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'responses', 'messages'] } },
   },
 } as const;
 
@@ -188,6 +189,7 @@ export interface UpstreamFile {
   apiKey?: string;
   weight?: number;
   maxConnections?: number;
+  api?: Array<'chat' | 'responses' | 'messages'>;
 }
 export interface ModelFile {
   description?: string;

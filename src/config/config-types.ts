@@ -15,12 +15,22 @@ export interface LocalTarget {
   readonly latency: LatencyProfile;
 }
 
+/** An API an upstream speaks: chat completions, OpenAI's Responses, Anthropic's Messages. */
+export type UpstreamApi = 'chat' | 'responses' | 'messages';
+
 export interface UpstreamConfig {
   /** OpenAI-compatible base URL: what comes before /chat/completions (e.g. …/v1, …/v1beta/openai). */
   readonly baseUrl: string;
-  /** Derived from baseUrl: the pool key and the request path. */
+  /** Derived from baseUrl: the pool key and the request paths. */
   readonly origin: string;
   readonly chatPath: string;
+  readonly responsesPath: string;
+  readonly messagesPath: string;
+  /**
+   * The APIs it speaks ("chat" always): a request of another listed API is relayed to it as the
+   * client sent it, rather than translated into a chat completion.
+   */
+  readonly api: readonly UpstreamApi[];
   /** The model name the upstream expects. */
   readonly model: string;
   readonly apiKey: string | null;

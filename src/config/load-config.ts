@@ -8,7 +8,7 @@ import { Ajv } from 'ajv';
 import { configFileProblem } from './config-file-problem.ts';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
-import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
+import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamApi, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
 import { DEFAULT_DASHBOARD, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
@@ -246,14 +246,23 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
   return { kind: 'route', policy: file.routePolicy ?? 'least-outstanding', models: route };
 }
 
+const DEFAULT_UPSTREAM_API: readonly UpstreamApi[] = ['chat'];
+
 function buildUpstream(id: string, file: UpstreamFile, where: string): UpstreamConfig {
   checkUpstreamBaseUrl(file.baseUrl, `MUNJA_CONFIG: ${where}.baseUrl`);
   const baseUrl = file.baseUrl.replace(/\/+$/, '');
   const url = new URL(baseUrl);
+  const api = file.api ?? DEFAULT_UPSTREAM_API;
+  // A chat request needs an upstream that speaks chat, and every request of another API falls back
+  // to chat on an upstream that does not speak it: until a model may lack chat, every upstream has it.
+  if (!api.includes('chat')) throw new ConfigError(`MUNJA_CONFIG: ${where}.api must include "chat" (every upstream also serves chat completions), got ${JSON.stringify(api)}`);
   return {
     baseUrl,
     origin: url.origin,
     chatPath: `${url.pathname}/chat/completions`,
+    responsesPath: `${url.pathname}/responses`,
+    messagesPath: `${url.pathname}/messages`,
+    api,
     model: file.model ?? id,
     apiKey: file.apiKey ?? null,
     weight: file.weight ?? MODEL_DEFAULTS.upstreamWeight,

@@ -10,6 +10,7 @@ import type { RouteChoice } from '../models/route-choice.ts';
 import type { Lease, LimitDecision, Limiter, RateLimitState } from '../ratelimit/limiter.ts';
 import { rateLimitError } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
+import type { NativeRequest } from '../upstream/native-request.ts';
 import { estimatePromptTokens, MAX_CHARS_PER_TOKEN } from '../tokens/estimate-tokens.ts';
 import { promptTextLength } from '../tokens/token-pool.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
@@ -68,6 +69,8 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
   client: Abortable = NOT_STARTED;
   streamTo: RequestContext | null = null;
   asBytes = false;
+  /** Set by a protocol endpoint whose request an upstream may take as it is. */
+  native: NativeRequest | null = null;
   /** performance.now() at dispatch. */
   dispatchedAt = 0;
   #deps: CompletionServiceDeps | null = null;

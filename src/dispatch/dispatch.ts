@@ -6,6 +6,7 @@ import type { LatencyProfile, ModelConfig } from '../config/config-types.ts';
 import type { EnginePool } from '../engine/engine-pool.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
+import type { NativeRequest } from '../upstream/native-request.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { localJson, streamLocal } from './local-completion.ts';
 import { engineStructure } from './structured-support.ts';
@@ -29,6 +30,11 @@ export interface Completion {
   readonly headers: Readonly<Record<string, string>>;
   /** A relayed JSON completion may come back as bytes ready to send (`bytes`) rather than parsed. */
   readonly asBytes: boolean;
+  /**
+   * The client's request of another API (Responses, Messages), relayed as it is to an upstream that
+   * speaks that API; `request` (its chat translation) goes to the others. Null for a chat request.
+   */
+  readonly native: NativeRequest | null;
 }
 
 export interface CompletionOutcome {
@@ -39,6 +45,8 @@ export interface CompletionOutcome {
   readonly body?: Record<string, unknown> | null;
   /** The JSON completion as bytes ready to send, when asked for and possible. */
   readonly bytes?: Uint8Array | null;
+  /** The JSON answer of an upstream that spoke the request's native API, in that API's shape (no chat completion then). */
+  readonly nativeBody?: Uint8Array | null;
   /** Headers from the target worth passing on with the JSON completion. */
   readonly headers?: Readonly<Record<string, string>>;
 }

@@ -1,12 +1,15 @@
 // A completion sent to one of a model's upstreams, with at most one more attempt: only when nothing
 // has reached the client yet (a failed attempt rejects before the response starts), only for
-// failures another attempt can fix, after a jittered pause, and within the retry budget.
+// failures another attempt can fix, after a jittered pause, and within the retry budget. A request
+// of another API goes to each upstream that speaks that API as it is, and to the others as its chat
+// translation: either exchange ends in an outcome the request's answer reads.
 import type { Dispatcher } from 'undici';
 import type { ResilienceConfig, UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { clampSeconds, retryAfterHeaders, type UpstreamAttemptError } from '../upstream/upstream-errors.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { type ExchangeListener, startExchange, type UpstreamCall, type UpstreamOutcome } from '../upstream/upstream-exchange.ts';
+import type { NativeRequest } from '../upstream/native-request.ts';
 import type { UpstreamPools } from '../upstream/upstream-pools.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
 import type { JsonBody } from '../validation/json-body.ts';
@@ -41,6 +44,8 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   // Set by start() for each attempt, before the exchange reads them.
   upstream!: UpstreamConfig;
   dispatcher!: Dispatcher;
+  /** The completion's native request when this attempt's upstream speaks its API; else the chat request goes. */
+  native: NativeRequest | null = null;
   // What the call passes on is read from the completion, not copied: fewer fields per request.
   readonly #completion: Completion;
   readonly #deps: UpstreamDispatchDeps;
@@ -96,6 +101,8 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   start(upstream: UpstreamConfig): void {
     const { health, inFlight, pools } = this.#deps;
     this.upstream = upstream;
+    const { native } = this.#completion;
+    this.native = native !== null && upstream.api.includes(native.api) ? native : null;
     health.begin(upstream);
     inFlight.begin(upstream);
     this.#attempting = true;

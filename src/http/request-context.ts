@@ -85,6 +85,8 @@ export interface AnthropicHeaders {
   /** The key, as Anthropic's SDKs send it when not as a bearer token. */
   readonly apiKey: string;
   readonly version: string;
+  /** anthropic-beta: passed on to an upstream that speaks the Messages API. */
+  readonly beta: string;
 }
 
 /** An endpoint's own shape for error bodies; the API's (`{error:{message,type,param,code}}`) when none is set. */
@@ -211,7 +213,8 @@ export class RequestContext implements Abortable {
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
-    this.anthropic = matched === null && this.path.startsWith(ANTHROPIC_PATHS) ? copyAnthropicHeaders(req) : null;
+    // Not only for unmatched paths: POST /v1/messages is an exact route that uWS matches itself.
+    this.anthropic = this.path.startsWith(ANTHROPIC_PATHS) ? copyAnthropicHeaders(req) : null;
     this.query = matched === null && this.method === 'GET' ? req.getQuery() ?? '' : '';
   }
 
@@ -252,7 +255,7 @@ function copyMcpHeaders(req: HttpRequest): McpHeaders {
 }
 
 function copyAnthropicHeaders(req: HttpRequest): AnthropicHeaders {
-  return { apiKey: req.getHeader('x-api-key'), version: req.getHeader('anthropic-version') };
+  return { apiKey: req.getHeader('x-api-key'), version: req.getHeader('anthropic-version'), beta: req.getHeader('anthropic-beta') };
 }
 
 function copyDashboardHeaders(req: HttpRequest, remoteAddress: string, forwardedFor: string): DashboardHeaders {

@@ -13,7 +13,9 @@ import type { ErrorFormat, RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import { ENDS_LATER } from '../http/router.ts';
 import type { StreamTranslator } from '../streaming/stream-translator.ts';
+import type { NativeRequest } from '../upstream/native-request.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
+import type { JsonBody } from '../validation/json-body.ts';
 import { parseJsonRequest } from '../validation/parse-json-body.ts';
 
 export interface TurnUsage {
@@ -26,6 +28,12 @@ export interface ProtocolTurn {
   readonly request: ChatRequest;
   /** More response headers (what was left out of the request, …). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The request as the client sent it (nativeRequest()), for the upstreams that speak its API: they
+   * get it untranslated, and their answer goes back as it is (neither reply() nor the stream
+   * translator sees it). Absent: every upstream gets `request`.
+   */
+  readonly native?: NativeRequest;
   /** The protocol's JSON reply, from the chat completion (a chat.completion object). */
   reply(completion: Record<string, unknown>, usage: TurnUsage): string | Promise<string>;
   /** The translator of a streamed request's events, made once before dispatch. */
@@ -39,8 +47,11 @@ export interface ProtocolFront {
   readonly errorFormat: ErrorFormat | null;
   /** The credential to authenticate, as an Authorization header value. */
   credential(ctx: RequestContext): string;
-  /** The body (parsed JSON) → the turn; may wait (a stored conversation to read). Throws ApiError on a bad body. */
-  begin(body: unknown, principal: Principal, ctx: RequestContext): ProtocolTurn | Promise<ProtocolTurn>;
+  /**
+   * The body (parsed JSON; `source`: its text, for a native relay) → the turn; may wait (a stored
+   * conversation to read). Throws ApiError on a bad body.
+   */
+  begin(body: unknown, principal: Principal, ctx: RequestContext, source: JsonBody): ProtocolTurn | Promise<ProtocolTurn>;
 }
 
 export async function protocolCompletion(front: ProtocolFront, deps: ChatCompletionsDeps, ctx: RequestContext): Promise<typeof ENDS_LATER> {
@@ -53,7 +64,7 @@ export async function protocolCompletion(front: ProtocolFront, deps: ChatComplet
   ctx.keyId = principal.keyId;
   if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
   const body = parseJsonRequest(await reader.read(), { maxDepth: deps.config.maxJsonDepth });
-  const turn = await front.begin(body.value, principal, ctx);
+  const turn = await front.begin(body.value, principal, ctx, body);
   const { request } = turn;
   ctx.model = request.model;
   ctx.stream = request.stream;
@@ -68,6 +79,7 @@ export async function protocolCompletion(front: ProtocolFront, deps: ChatComplet
   ctx.promptTokens = admitted.promptTokens;
   ctx.rateLimits = admitted;
   if (turn.headers !== undefined) admitted.headers = { ...admitted.headers, ...turn.headers };
+  if (turn.native !== undefined) admitted.native = turn.native;
   if (request.stream) ctx.translator = turn.streamTranslator();
   trace?.served(admitted.model.id);
   trace?.enter('munja.dispatch');
@@ -87,10 +99,11 @@ class ProtocolAnswer implements CompletionAnswer {
     const ctx = left(run);
     ctx.promptTokens = billedPromptTokens;
     ctx.completionTokens = outcome.completionTokens;
-    const { body } = outcome;
+    const { body, nativeBody } = outcome;
+    const headers = outcome.headers === undefined ? run.headers : { ...run.headers, ...outcome.headers };
+    if (nativeBody != null) return sendReply(ctx, nativeBody, headers);
     if (body == null) return ctx.end(); // streamed, or the client left
     if (ctx.trace?.capturesContent) ctx.trace.recordOutput(body.choices);
-    const headers = outcome.headers === undefined ? run.headers : { ...run.headers, ...outcome.headers };
     let replying: string | Promise<string>;
     try {
       replying = this.#turn.reply(body, { promptTokens: billedPromptTokens, completionTokens: outcome.completionTokens });
@@ -109,7 +122,7 @@ class ProtocolAnswer implements CompletionAnswer {
   }
 }
 
-function sendReply(ctx: RequestContext, reply: string, headers: Readonly<Record<string, string>>): void {
+function sendReply(ctx: RequestContext, reply: string | Uint8Array, headers: Readonly<Record<string, string>>): void {
   send(ctx, 200, reply, headers);
   ctx.end();
 }

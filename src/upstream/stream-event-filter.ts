@@ -14,17 +14,15 @@
 // never learned from an event that finishes a choice, so the events that fit one finish nothing.
 import { ApiError } from '../errors/api-error.ts';
 import type { ByteBatch } from '../streaming/byte-batch.ts';
+import { DONE_FRAME, errorEvents } from '../streaming/sse-writer.ts';
 import { EventShape } from './event-shape.ts';
-
-export interface StreamUsage {
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-}
+import { sseLines } from './sse-lines.ts';
+import type { StreamFilter, StreamUsage } from './stream-relay.ts';
 
 const [DATA, DONE, ERROR_START] = ['data:', '[DONE]', '{"error":'];
 // The names of the keys looked at, without their opening quote (see keyIn).
 const [MODEL, USAGE, CONTENT, ARGUMENTS, FINISH_REASON] = ['model"', 'usage"', 'content"', 'arguments"', 'finish_reason"'];
-const [QUOTE, COLON, SPACE, OPEN_BRACE, LF, CR] = [34, 58, 32, 123, 10, 13];
+const [QUOTE, COLON, SPACE, OPEN_BRACE] = [34, 58, 32, 123];
 
 const modelFields = new Map<string, Buffer>();
 
@@ -43,7 +41,7 @@ function modelField(id: string): Buffer {
   return field;
 }
 
-export class StreamEventFilter {
+export class StreamEventFilter implements StreamFilter {
   /** The upstream's model id as a JSON string, when it is to be replaced. */
   readonly #upstreamModel: string | null;
   readonly #modelReplacement: Buffer;
@@ -68,6 +66,15 @@ export class StreamEventFilter {
     this.#upstreamModel = upstreamModel === publicModel ? null : JSON.stringify(upstreamModel);
     this.#modelReplacement = modelField(publicModel);
     this.#forwardUsage = options.forwardUsage;
+  }
+
+  /** An upstream that ends without [DONE] (some servers omit it) still gets a well-formed end. */
+  closingEvents(): string {
+    return this.doneRelayed ? '' : DONE_FRAME;
+  }
+
+  failureEvents(error: ApiError): string {
+    return errorEvents(error);
   }
 
   /**
@@ -193,26 +200,6 @@ function firstKey(text: string, tail: string, from: number): number {
 function finishesIn(text: string, after: number, from: number): boolean {
   const at = keyIn(text, FINISH_REASON, after, from);
   return at !== -1 && text.charCodeAt(valueAt(text, at + FINISH_REASON.length + 1)) === QUOTE;
-}
-
-/**
- * Every line of the event is blank, a comment or a field. The first line is known to be a data
- * field when `dataFirst`: a one-line event (the usual) then costs one search for its line end.
- */
-function sseLines(text: string, dataFirst: boolean): boolean {
-  for (let line = dataFirst ? text.indexOf('\n') + 1 : 0; line < text.length;) {
-    const first = text.charCodeAt(line);
-    if (first !== LF && first !== CR && first !== COLON && !isField(text, line)) return false;
-    const end = text.indexOf('\n', line);
-    if (end === -1) return true;
-    line = end + 1;
-  }
-  return true;
-}
-
-/** The line at `at` is a field an SSE stream may carry (a line opening with a colon is a comment). */
-function isField(text: string, at: number): boolean {
-  return text.startsWith(DATA, at) || text.startsWith('event:', at) || text.startsWith('id:', at) || text.startsWith('retry:', at);
 }
 
 /** Where the non-empty string value of the key named by `tail` (found as keyIn finds it) opens, or -1. */

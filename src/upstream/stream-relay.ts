@@ -2,11 +2,39 @@
 // filtered, and written together once per read; the client's backpressure pauses the upstream.
 // Made only once a stream's response has started: a JSON exchange carries none of this.
 import type { Dispatcher } from 'undici';
-import type { RequestContext } from '../http/request-context.ts';
+import type { ApiError } from '../errors/api-error.ts';
 import { ByteBatch } from '../streaming/byte-batch.ts';
-import { type EventSink, openEventSink } from '../streaming/event-sink.ts';
+import type { EventSink } from '../streaming/event-sink.ts';
 import { type OnEvent, SseEventSplitter } from './sse-event-splitter.ts';
-import type { StreamEventFilter } from './stream-event-filter.ts';
+
+export interface StreamUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/**
+ * What decides, event by event, what the client gets of an upstream's stream, and what it learned:
+ * a chat completion's (stream-event-filter.ts), or another API's relayed as it is
+ * (native-stream-filter.ts).
+ */
+export interface StreamFilter {
+  /** Adds to `out` the bytes to send for this event (`text`: the event read as latin1). */
+  filter(event: Buffer, text: string, out: ByteBatch): void;
+  /** Why the bytes are not an event stream; the stream is then abandoned. */
+  readonly broken: string | null;
+  /** The stream carried a whole answer. */
+  readonly finished: boolean;
+  /** The upstream's own error event, relayed: the stream failed though it ended well. */
+  readonly upstreamError: ApiError | null;
+  /** The upstream's counts, once it reported them. */
+  readonly usage: StreamUsage | null;
+  /** Content deltas seen: the completion-token estimate when the stream ends without usage. */
+  readonly contentEvents: number;
+  /** What a whole stream ends with beyond what the upstream sent ('' for nothing). */
+  closingEvents(): string;
+  /** The events that end a stream that failed, in its protocol. */
+  failureEvents(error: ApiError): string;
+}
 
 /** Why a relay abandoned its upstream: the bytes could not be relayed as events. */
 export class BrokenStream extends Error {
@@ -14,7 +42,7 @@ export class BrokenStream extends Error {
 }
 
 export class StreamRelay {
-  readonly filter: StreamEventFilter;
+  readonly filter: StreamFilter;
   readonly #writer: EventSink;
   readonly #splitter: SseEventSplitter;
   readonly #controller: Dispatcher.DispatchController;
@@ -29,7 +57,8 @@ export class StreamRelay {
   /** The client's headers, until they are written (with the first events). */
   #headers: Readonly<Record<string, string>> | null;
 
-  constructor(controller: Dispatcher.DispatchController, client: RequestContext, filter: StreamEventFilter, headers: Readonly<Record<string, string>>, maxEventBytes: number) {
+  /** `writer`: the client's stream, opened with `headers` and the first events. */
+  constructor(controller: Dispatcher.DispatchController, writer: EventSink, filter: StreamFilter, headers: Readonly<Record<string, string>>, maxEventBytes: number) {
     this.#controller = controller;
     this.filter = filter;
     this.#splitter = new SseEventSplitter(maxEventBytes);
@@ -39,7 +68,7 @@ export class StreamRelay {
       if (filter.broken === null) filter.filter(event, text, batch);
     };
     this.#flush = () => this.#writeParts();
-    this.#writer = openEventSink(client);
+    this.#writer = writer;
     // The status and headers go out with the first events, in one send: an SSE server usually
     // writes its headers and first event together, so both are here once the read is parsed.
     this.#headers = headers;

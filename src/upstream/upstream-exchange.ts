@@ -1,15 +1,22 @@
 // One request to an upstream, relayed to one client, as an undici dispatch handler: the client's
 // backpressure pauses the upstream read, the client's disconnect aborts the upstream request, and
-// a failure becomes the right error for how far the response got.
+// a failure becomes the right error for how far the response got. The request is the chat
+// completion, or a request of another API relayed as it is (native-request.ts): the two differ only
+// in what is sent, how a JSON answer is read and which filter a stream passes through.
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { UpstreamSpan } from '../observability/upstream-span.ts';
-import { DONE_FRAME, errorEvents } from '../streaming/sse-writer.ts';
+import { openEventSink } from '../streaming/event-sink.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
 import type { JsonBody } from '../validation/json-body.ts';
 import { scanCompletion, withModel } from './completion-scan.ts';
+import { MessagesStreamFilter } from './messages-stream-filter.ts';
+import { nativeReply } from './native-reply.ts';
+import { buildNativeRequest, type NativeRequest } from './native-request.ts';
+import { type NativeStreamFilter, openNativeSink } from './native-stream-filter.ts';
+import { ResponsesStreamFilter } from './responses-stream-filter.ts';
 import { StreamEventFilter } from './stream-event-filter.ts';
 import { BrokenStream, StreamRelay } from './stream-relay.ts';
 import { isTimeout, statusFailure, transportError, transportFailure, UpstreamAttemptError } from './upstream-errors.ts';
@@ -27,6 +34,8 @@ export interface UpstreamCall {
   /** The text `body` was parsed from, sent on with the upstream's model spliced in; null: `body` is serialised. */
   readonly source: JsonBody | null;
   readonly includeUsage: boolean;
+  /** The client's request of another API, relayed as it is to this upstream (which speaks it); null: the chat request. */
+  readonly native: NativeRequest | null;
   readonly timeouts: UpstreamTimeouts;
   /** Headers for the client's response (rate limits, …). */
   readonly headers: Readonly<Record<string, string>>;
@@ -42,6 +51,8 @@ export interface UpstreamOutcome {
   readonly body?: Record<string, unknown>;
   /** The same as bytes, when the call asked for them (and the completion could be read without parsing). */
   readonly bytes?: Uint8Array;
+  /** A native call's JSON answer, in its API's shape, `model` already set to the public id. */
+  readonly nativeBody?: Uint8Array;
   /** Upstream headers worth passing on to the client. */
   readonly headers?: Readonly<Record<string, string>>;
   /** The stream broke mid-way on the upstream's side (the client got an error event). */
@@ -71,7 +82,7 @@ export interface ExchangeListener {
 /** Sends the request; `listener` hears how it ends (no promise: the caller may be one already). */
 export function startExchange(call: UpstreamCall, listener: ExchangeListener): void {
   const exchange = new UpstreamExchange(call, listener);
-  const options = buildUpstreamRequest(call);
+  const options = call.native === null ? buildUpstreamRequest(call) : buildNativeRequest(call, call.native);
   const trace = call.client.trace;
   if (trace != null) {
     const propagated: Record<string, string> = {};
@@ -134,8 +145,14 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       return controller.abort(new Error('the upstream answered a stream request without an event stream'));
     }
     this.#mode = 'stream';
-    const filter = new StreamEventFilter({ upstreamModel: call.upstream.model, publicModel: call.publicModel, forwardUsage: call.includeUsage });
-    this.#stream = new StreamRelay(controller, call.streamTo, filter, clientHeaders, call.timeouts.maxEventBytes);
+    const { native, streamTo } = call;
+    if (native === null) {
+      const filter = new StreamEventFilter({ upstreamModel: call.upstream.model, publicModel: call.publicModel, forwardUsage: call.includeUsage });
+      this.#stream = new StreamRelay(controller, openEventSink(streamTo), filter, clientHeaders, call.timeouts.maxEventBytes);
+    } else {
+      const filter: NativeStreamFilter = native.api === 'responses' ? new ResponsesStreamFilter(call.publicModel) : new MessagesStreamFilter(call.publicModel);
+      this.#stream = new StreamRelay(controller, openNativeSink(streamTo, filter), filter, clientHeaders, call.timeouts.maxEventBytes);
+    }
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -159,7 +176,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.#mode = 'done';
     this.#call.client.onAbort = null;
     if (mode === 'error') return this.#fail(statusFailure(this.#status, this.#text(), this.#retryAfter));
-    if (mode === 'json') return this.#finishJson();
+    if (mode === 'json') return this.#call.native === null ? this.#finishJson() : this.#finishNativeJson(this.#call.native);
     const stream = this.#stream!;
     const { filter } = stream;
     const streamTo = this.#call.streamTo!;
@@ -170,11 +187,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       // A cut completion must not look like a whole one: it ends with an error event, as a broken connection does.
       const failure = new ApiError('upstream_error', { message: incomplete });
       streamTo.errorCode = failure.code;
-      stream.end(errorEvents(failure));
+      stream.end(filter.failureEvents(failure));
       return this.#succeed({ ...this.#streamOutcome(), failed: true }, failure.code);
     }
-    // An upstream that ends without [DONE] (some servers omit it) still gets a well-formed end.
-    stream.end(filter.doneRelayed ? '' : DONE_FRAME);
+    stream.end(filter.closingEvents());
     this.#succeed(this.#streamOutcome(), filter.upstreamError?.code ?? null);
   }
 
@@ -192,7 +208,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       ? new ApiError('upstream_timeout', { message: 'The model server stopped sending mid-stream.' })
       : new ApiError('upstream_error', { message: error instanceof BrokenStream ? error.message : 'The model server connection failed mid-stream.' });
     streamTo!.errorCode = failure.code;
-    this.#stream!.end(errorEvents(failure)); // after the events that arrived whole before the failure
+    const stream = this.#stream!;
+    stream.end(stream.filter.failureEvents(failure)); // after the events that arrived whole before the failure
     this.#succeed({ ...this.#streamOutcome(), failed: true }, failure.code);
   }
 
@@ -240,6 +257,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       body: completion,
       headers: this.#passHeaders,
     }, null);
+  }
+
+  #finishNativeJson(native: NativeRequest): void {
+    const reply = nativeReply(native.api, this.#receivedBytes(), this.#call.publicModel);
+    if (reply === null) return this.#fail(invalidResponse('The model server sent an invalid response.'));
+    this.#succeed({ promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, nativeBody: reply.bytes, headers: this.#passHeaders }, null);
   }
 
   #streamOutcome(): UpstreamOutcome {

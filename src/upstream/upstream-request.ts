@@ -64,7 +64,7 @@ function splicedBody(source: JsonBody, body: ChatRequestBody, upstream: Upstream
  * the joined string (a slice of a long text is a view of it; the join would be a copy, then
  * encoded again).
  */
-function utf8Of(a: string, b: string, c: string, d = '', e = ''): Buffer {
+export function utf8Of(a: string, b: string, c: string, d = '', e = ''): Buffer {
   const bytes = Buffer.allocUnsafe(Buffer.byteLength(a) + Buffer.byteLength(b) + Buffer.byteLength(c) + Buffer.byteLength(d) + Buffer.byteLength(e));
   let at = bytes.write(a, 0);
   at += bytes.write(b, at);
@@ -81,13 +81,13 @@ function serialisedBody(body: ChatRequestBody, model: string, stream: boolean): 
 /** The upstream's model as a JSON string, spelled once per upstream. */
 const quotedModels = new WeakMap<UpstreamConfig, string>();
 
-function quotedModel(upstream: UpstreamConfig): string {
+export function quotedModel(upstream: UpstreamConfig): string {
   let quoted = quotedModels.get(upstream);
   if (quoted === undefined) quotedModels.set(upstream, (quoted = JSON.stringify(upstream.model)));
   return quoted;
 }
 
-function bearer(upstream: UpstreamConfig, apiKey: string): string {
+export function bearer(upstream: UpstreamConfig, apiKey: string): string {
   let value = bearers.get(upstream);
   if (value === undefined) {
     value = `Bearer ${apiKey}`;

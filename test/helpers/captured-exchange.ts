@@ -3,13 +3,14 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../../src/config/config-types.ts';
 import type { Abortable, RequestContext } from '../../src/http/request-context.ts';
+import type { NativeRequest } from '../../src/upstream/native-request.ts';
 import type { UpstreamAttemptError } from '../../src/upstream/upstream-errors.ts';
 import { startExchange, type UpstreamOutcome } from '../../src/upstream/upstream-exchange.ts';
 import type { ChatRequestBody } from '../../src/validation/chat-request.ts';
 
 /** Serves `up/model`; nothing listens at its address. */
 const TEST_UPSTREAM: UpstreamConfig = {
-  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions',
+  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'],
   model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
 };
 
@@ -20,8 +21,11 @@ export interface CapturedExchange {
   readonly ended: Promise<UpstreamOutcome>;
 }
 
-/** An exchange of `model` ("fast") relayed from TEST_UPSTREAM to `client` (and to `streamTo` for a stream). */
-export function capturedExchange(client: Abortable, streamTo: RequestContext | null, asBytes: boolean): CapturedExchange {
+/**
+ * An exchange of `model` ("fast") relayed from TEST_UPSTREAM to `client` (and to `streamTo` for a
+ * stream); `native`: the client's request of another API, relayed as it is.
+ */
+export function capturedExchange(client: Abortable, streamTo: RequestContext | null, asBytes: boolean, native: NativeRequest | null = null): CapturedExchange {
   let handler: Dispatcher.DispatchHandler | undefined;
   const ended = new Promise<UpstreamOutcome>((resolve, reject: (error: UpstreamAttemptError) => void) => startExchange({
     client,
@@ -32,6 +36,7 @@ export function capturedExchange(client: Abortable, streamTo: RequestContext | n
     body: { model: 'fast', messages: [] } as unknown as ChatRequestBody,
     source: null,
     includeUsage: false,
+    native,
     timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000, maxEventBytes: 1024 * 1024 },
     headers: {},
     asBytes,

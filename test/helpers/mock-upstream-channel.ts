@@ -11,7 +11,7 @@ export interface SeenRequest {
   readonly body: unknown;
   /** The body as sent, before parsing. */
   readonly rawBody: string;
-  /** The behaviour run; undefined for routes other than chat completions. */
+  /** The behaviour run; undefined for routes other than chat completions, responses and messages. */
   readonly behavior: Behavior | undefined;
   /** The status sent; undefined while no header has gone out (hang, reset). */
   readonly status: number | undefined;

@@ -1,5 +1,6 @@
-// A scripted stand-in for vLLM's OpenAI-compatible server, for upstream-relay tests and benchmarks.
-// Each chat request runs a Behavior: the one scripted in its last message (`mock:{json}`), else the default.
+// A scripted stand-in for vLLM's OpenAI-compatible server (chat completions, and the Responses and
+// Messages APIs), for upstream-relay tests and benchmarks.
+// Each request runs a Behavior: the one scripted in its last message (`mock:{json}`), else the default.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import {
@@ -10,6 +11,7 @@ import {
   scriptedBehavior,
 } from './mock-upstream-behaviors.ts';
 import { newRecord, openChannel, type RequestRecord, type SeenRequest } from './mock-upstream-channel.ts';
+import { type NativeApi, nativeBehavior, runNativeBehavior } from './mock-upstream-native.ts';
 import { errorBody, modelsBody, requestId, UNAUTHORIZED_BODY } from './mock-upstream-vllm.ts';
 
 export type { Behavior, StreamShape } from './mock-upstream-behaviors.ts';
@@ -50,6 +52,8 @@ export interface MockUpstream {
 }
 
 const DEFAULT_WAIT_MS = 5_000;
+/** The other APIs it serves, as vLLM does. */
+const NATIVE_PATHS = new Map<string, NativeApi>([['/v1/responses', 'responses'], ['/v1/messages', 'messages']]);
 const MAX_MODEL_LEN = 32_768;
 
 export async function startMockUpstream(options: MockUpstreamOptions = {}): Promise<MockUpstream> {
@@ -101,15 +105,23 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     if (req.method === 'GET' && path === '/v1/models') {
       return channel.sendJson(200, modelsBody(options.models ?? ['mock-model'], MAX_MODEL_LEN));
     }
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') return channel.sendJson(404, { detail: 'Not Found' });
+    const native = NATIVE_PATHS.get(path);
+    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && native === undefined)) return channel.sendJson(404, { detail: 'Not Found' });
     if (typeof body !== 'object' || body === null) return channel.sendJson(400, errorBody(400, 'mock: body is not a JSON object'));
+    const incomingId = req.headers['x-request-id'];
+    if (native !== undefined) {
+      const behavior = nativeBehavior(body, defaultBehavior);
+      if ('error' in behavior) return channel.sendJson(400, errorBody(400, behavior.error));
+      record.behavior = behavior;
+      notify();
+      return runNativeBehavior(native, behavior, body, channel, typeof incomingId === 'string' ? incomingId : requestId());
+    }
 
     const chat = body as ChatRequestBody;
     const scripted = scriptedBehavior(chat);
     if (scripted && 'error' in scripted) return channel.sendJson(400, errorBody(400, scripted.error));
     record.behavior = scripted ?? defaultBehavior ?? naturalBehavior(chat);
     notify();
-    const incomingId = req.headers['x-request-id'];
     await runBehavior(record.behavior, chat, channel, typeof incomingId === 'string' ? incomingId : requestId());
   }
 

@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import type { Principal } from '../../auth/authenticator.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { randomId } from '../../streaming/completion-id.ts';
+import { nativeRequest } from '../../upstream/native-request.ts';
 import type { ChatRequest } from '../../validation/chat-request.ts';
+import type { JsonBody } from '../../validation/json-body.ts';
 import { validateChatRequest } from '../../validation/validate-chat-request.ts';
 import type { ProtocolFront, ProtocolTurn, TurnUsage } from '../protocol-endpoint.ts';
 import { inResponsesTerms } from './chat-param-names.ts';
@@ -23,11 +25,11 @@ export function responsesFront(stored: StoredResponses, logger: Logger): Protoco
   return {
     errorFormat: null,
     credential: (ctx: RequestContext) => ctx.authorization,
-    begin: (value: unknown, principal: Principal, ctx: RequestContext) => beginTurn(value, principal, ctx, stored, logger),
+    begin: (value: unknown, principal: Principal, ctx: RequestContext, source: JsonBody) => beginTurn(value, principal, ctx, source, stored, logger),
   };
 }
 
-async function beginTurn(value: unknown, principal: Principal, ctx: RequestContext, stored: StoredResponses, logger: Logger): Promise<ProtocolTurn> {
+async function beginTurn(value: unknown, principal: Principal, ctx: RequestContext, source: JsonBody, stored: StoredResponses, logger: Logger): Promise<ProtocolTurn> {
   const body = parseResponsesBody(value);
   const store = body.store ?? true;
   const previousId = body.previous_response_id ?? null;
@@ -56,6 +58,9 @@ async function beginTurn(value: unknown, principal: Principal, ctx: RequestConte
   });
   return {
     request,
+    // A request that stores or continues a stored conversation is served here (the conversation
+    // lives in this service's store); any other goes as it is to an upstream that speaks Responses.
+    ...(store || previousId !== null ? {} : { native: nativeRequest('responses', source, ctx) }),
     headers: omittedTools.length === 0 ? undefined : { [OMITTED_TOOLS_HEADER]: omittedTools.join(', ') },
     reply: async (completion: Record<string, unknown>, usage: TurnUsage) => {
       const response = responseFromCompletion(frame, completion, usage);

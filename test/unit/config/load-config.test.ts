@@ -61,6 +61,9 @@ describe('loadConfig', () => {
     ['a snake_case name', { models: { pro: { upstreams: [{ baseUrl: 'http://x/v1', api_key: 'k' }] } } }, /models\.pro\.upstreams\.0 has an unknown setting "api_key"; did you mean "apiKey"\?/],
     ['a misspelt section', { limts: {} }, /\(top level\) has an unknown setting "limts"; did you mean "limits"\?/],
     ['a misspelt setting', { models: { fast: { local: { langauge: 'en' } } } }, /did you mean "language"\?/],
+    ['an upstream API nobody speaks', { models: { pro: { upstreams: [{ baseUrl: 'http://x/v1', api: ['chat', 'completions'] }] } } }, /models\.pro\.upstreams\.0\.api\.1 must be one of "chat", "responses", "messages"/],
+    ['an upstream API listed twice', { models: { pro: { upstreams: [{ baseUrl: 'http://x/v1', api: ['chat', 'chat'] }] } } }, /models\.pro\.upstreams\.0\.api must NOT have duplicate items/],
+    ['an upstream without chat', { models: { pro: { upstreams: [{ baseUrl: 'http://x/v1', api: ['responses'] }] } } }, /models\.pro\.upstreams\.0\.api must include "chat"/],
     ['an upstream URL without its scheme', { models: { pro: { upstreams: [{ baseUrl: 'localhost:8000/v1' }] } } }, /baseUrl must be an http:\/\/ or https:\/\/ URL, scheme included/],
   ])('refuses a config file with %s, naming the field', (_name, content, message) => {
     expect(() => loadConfig({ MUNJA_CONFIG: configFile(content) })).toThrow(message);
@@ -94,7 +97,14 @@ describe('loadConfig', () => {
     const config = loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1/', model: 'Qwen/Qwen3-8B', weight: 3 }] } } }) });
     expect(config.models[0]!.target).toEqual({
       kind: 'upstreams',
-      upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', origin: 'http://10.0.0.5:8000', chatPath: '/v1/chat/completions', model: 'Qwen/Qwen3-8B', apiKey: null, weight: 3, maxConnections: 64 }],
+      upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', origin: 'http://10.0.0.5:8000', chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'], model: 'Qwen/Qwen3-8B', apiKey: null, weight: 3, maxConnections: 64 }],
+    });
+  });
+
+  it('reads the APIs an upstream speaks, with their paths beside chat/completions', () => {
+    const config = loadConfig({}, { models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/api/v1/', api: ['messages', 'chat', 'responses'] }] } } });
+    expect(config.models[0]!.target).toMatchObject({
+      upstreams: [{ chatPath: '/api/v1/chat/completions', responsesPath: '/api/v1/responses', messagesPath: '/api/v1/messages', api: ['messages', 'chat', 'responses'] }],
     });
   });
 

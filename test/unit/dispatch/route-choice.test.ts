@@ -11,7 +11,7 @@ const SETTINGS: ResilienceConfig = {
 };
 
 function upstream(name: string): UpstreamConfig {
-  return { baseUrl: `http://${name}/v1`, origin: `http://${name}`, chatPath: '/v1/chat/completions', model: name, apiKey: null, weight: 1, maxConnections: 1 };
+  return { baseUrl: `http://${name}/v1`, origin: `http://${name}`, chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'], model: name, apiKey: null, weight: 1, maxConnections: 1 };
 }
 
 const MODEL_SUPPORT = { tools: true, responseFormat: true, contentParts: false };

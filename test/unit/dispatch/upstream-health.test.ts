@@ -9,7 +9,7 @@ const SETTINGS: ResilienceConfig = {
 };
 
 function upstream(name: string, weight = 1): UpstreamConfig {
-  return { baseUrl: `http://${name}/v1`, origin: `http://${name}`, chatPath: '/v1/chat/completions', model: name, apiKey: null, weight, maxConnections: 1 };
+  return { baseUrl: `http://${name}/v1`, origin: `http://${name}`, chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'], model: name, apiKey: null, weight, maxConnections: 1 };
 }
 
 function setup() {

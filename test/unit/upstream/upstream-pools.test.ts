@@ -33,7 +33,7 @@ function poolsFor(upstreamOrigin: string): UpstreamPools {
   const model: ModelConfig = {
     id: 'm', ownedBy: 'x', description: '', contextTokens: 1_000, maxOutputTokens: 100, defaultMaxTokens: 10,
     supports: { tools: true, responseFormat: true, contentParts: false },
-    target: { kind: 'upstreams', upstreams: [{ baseUrl: `${upstreamOrigin}/v1`, origin: upstreamOrigin, chatPath: '/v1/chat/completions', model: 'u', apiKey: null, weight: 1, maxConnections: 8 }] },
+    target: { kind: 'upstreams', upstreams: [{ baseUrl: `${upstreamOrigin}/v1`, origin: upstreamOrigin, chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'], model: 'u', apiKey: null, weight: 1, maxConnections: 8 }] },
   };
   return new UpstreamPools([model], TIMEOUTS);
 }

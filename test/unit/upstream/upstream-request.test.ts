@@ -7,7 +7,7 @@ import type { ChatRequestBody } from '../../../src/validation/chat-request.ts';
 import { parseJsonRequest } from '../../../src/validation/parse-json-body.ts';
 
 const upstream: UpstreamConfig = {
-  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions',
+  baseUrl: 'http://127.0.0.1:9/v1', origin: 'http://127.0.0.1:9', chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'],
   model: 'up/model', apiKey: null, weight: 1, maxConnections: 1,
 };
 
@@ -22,6 +22,7 @@ function call(overrides: { upstream?: UpstreamConfig; body?: Record<string, unkn
     body: (source?.value ?? overrides.body ?? { model: 'fast', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }) as unknown as ChatRequestBody,
     source,
     includeUsage: false,
+    native: null,
     timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 2_000, responseTimeoutMs: 3_000, idleTimeoutMs: 4_000, maxEventBytes: 1024 * 1024 },
     headers: {},
     asBytes: true,
