@@ -222,7 +222,6 @@ function buildModel(id: string, file: ModelFile, ids: Set<string>): ModelConfig 
 function buildSupport(where: string, file: ModelFile): ModelSupport {
   const supports = file.supports ?? {};
   if (file.route !== undefined && file.supports !== undefined) throw new ConfigError(`MUNJA_CONFIG: ${where}.supports applies to the models a route serves, not to the route`);
-  if (file.local !== undefined && supports.contentParts === true) throw new ConfigError(`MUNJA_CONFIG: ${where}.supports.contentParts needs an upstream model: the local engine reads text only`);
   return { tools: supports.tools ?? true, responseFormat: supports.responseFormat ?? true, contentParts: supports.contentParts ?? false };
 }
 

@@ -11,6 +11,10 @@ export function checkSupport(structured: StructuredRequest, model: ModelConfig):
     const param = `messages[${structured.contentPartsAt}].content`;
     throw new ApiError('invalid_content', { param, message: `${param} must be a string: the model "${model.id}" does not take content parts.` });
   }
+  // The built-in engine reads text: its models take text parts, never images.
+  if (structured.imagePartAt !== null && model.target.kind === 'local') {
+    throw new ApiError('unsupported_parameter', { param: structured.imagePartAt, message: `${structured.imagePartAt} is an image; the model "${model.id}" reads text only.` });
+  }
   if (!supports.tools) {
     if (structured.tools.length > 0) throw unsupported('tools', model);
     if (structured.toolHistoryAt !== -1) throw unsupported(`messages[${structured.toolHistoryAt}]`, model, 'Tool calls and tool results are');

@@ -35,8 +35,11 @@ function promptMessage(message: ChatMessage): PromptMessage {
   return message.name === undefined ? { role: message.role, content: text } : { role: message.role, content: text, name: message.name };
 }
 
-function textOfParts(parts: readonly { type: string; text?: string }[]): string {
+function textOfParts(parts: readonly { type: string; text?: string; refusal?: string | null }[]): string {
   let text = '';
-  for (const part of parts) if (part.type === 'text') text += part.text;
+  for (const part of parts) {
+    if (part.type === 'text') text += part.text;
+    else if (part.type === 'refusal') text += part.refusal;
+  }
   return text;
 }

@@ -36,13 +36,18 @@ const TOOL_CALL_SCHEMA = {
   },
 } as const;
 
+// `annotations`, `refusal` and `role` are what SDKs copy into the parts of an earlier reply they
+// send back (OpenAI accepts them there); they change nothing about the text.
 const CONTENT_PART_SCHEMA = {
   type: 'object',
   required: ['type'],
   additionalProperties: false,
   properties: {
-    type: { type: 'string', enum: ['text', 'image_url'] },
+    type: { type: 'string', enum: ['text', 'image_url', 'refusal'] },
     text: { type: 'string' },
+    refusal: { type: ['string', 'null'] },
+    annotations: { type: 'array', maxItems: 1024 },
+    role: { type: 'string', enum: ['assistant', 'user', 'system', 'developer'] },
     image_url: {
       type: 'object',
       required: ['url'],
@@ -63,7 +68,7 @@ const ANY_MESSAGE_SCHEMA = {
     role: { type: 'string', enum: [...MESSAGE_ROLES, 'tool'] },
     content: { type: ['string', 'null', 'array'], maxItems: 1024, items: CONTENT_PART_SCHEMA },
     name: { type: 'string', minLength: 1, maxLength: 64 },
-    refusal: { type: 'null' },
+    refusal: { type: ['string', 'null'] },
     tool_calls: { type: 'array', minItems: 1, maxItems: 128, items: TOOL_CALL_SCHEMA },
     tool_call_id: { type: 'string', minLength: 1, maxLength: 256 },
   },

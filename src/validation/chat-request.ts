@@ -8,6 +8,7 @@ export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
 export type ChatContentPart =
   | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'refusal'; readonly refusal: string }
   | { readonly type: 'image_url'; readonly image_url: { readonly url: string; readonly detail?: 'auto' | 'low' | 'high' } };
 
 export interface ChatToolCall {
@@ -21,8 +22,8 @@ export interface ChatMessage {
   /** A string, except: null on an assistant turn with tool_calls; parts for models that opt in. */
   readonly content?: string | null | readonly ChatContentPart[];
   readonly name?: string;
-  /** Only `null` is accepted: clients echo a previous reply back with `refusal: null`. */
-  readonly refusal?: null;
+  /** Clients echo an earlier reply back with its `refusal` (usually null). */
+  readonly refusal?: string | null;
   readonly tool_calls?: readonly ChatToolCall[];
   readonly tool_call_id?: string;
 }
@@ -101,6 +102,8 @@ export interface StructuredRequest {
   readonly responseFormat: ChatResponseFormat | null;
   /** The first message with content parts, or -1. */
   readonly contentPartsAt: number;
+  /** The first image part (`messages[i].content[j]`), or null. */
+  readonly imagePartAt: string | null;
   /** The first message with tool_calls or role `tool`, or -1. */
   readonly toolHistoryAt: number;
   /** The conversation ends with tool results: the model's turn follows a tool call. */

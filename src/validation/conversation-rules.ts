@@ -8,6 +8,8 @@ import type { ChatMessage } from './chat-request.ts';
 export interface ConversationShape {
   /** The first message with content parts, or -1. */
   readonly contentPartsAt: number;
+  /** The first image part (`messages[i].content[j]`), or null: a text model cannot take it. */
+  readonly imagePartAt: string | null;
   /** The first message with tool_calls or role `tool`, or -1. */
   readonly toolHistoryAt: number;
   readonly endsWithToolResult: boolean;
@@ -15,6 +17,7 @@ export interface ConversationShape {
 
 export function checkConversation(messages: readonly ChatMessage[]): ConversationShape {
   let contentPartsAt = -1;
+  let imagePartAt: string | null = null;
   let toolHistoryAt = -1;
   const called = new Set<string>();
   const unanswered = new Set<string>();
@@ -41,14 +44,15 @@ export function checkConversation(messages: readonly ChatMessage[]): Conversatio
       throw new ApiError('unknown_parameter', { param: `${at}.tool_call_id`, message: 'Only tool messages carry tool_call_id.' });
     }
     if (Array.isArray(message.content)) {
-      checkParts(message, at);
+      const image = checkParts(message, at);
       if (contentPartsAt === -1) contentPartsAt = index;
+      if (imagePartAt === null) imagePartAt = image;
     } else if (typeof message.content !== 'string') {
       checkMissingContent(message, at);
     }
   }
   if (unanswered.size > 0) throw unansweredCalls(callsAt);
-  return { contentPartsAt, toolHistoryAt, endsWithToolResult: messages.at(-1)?.role === 'tool' };
+  return { contentPartsAt, imagePartAt, toolHistoryAt, endsWithToolResult: messages.at(-1)?.role === 'tool' };
 }
 
 function checkToolResult(message: ChatMessage, at: string, called: ReadonlySet<string>, unanswered: Set<string>): void {
@@ -78,19 +82,26 @@ function checkMissingContent(message: ChatMessage, at: string): void {
   throw new ApiError('invalid_content', { param: `${at}.content`, message: `${at}.content must be a string.` });
 }
 
-function checkParts(message: ChatMessage, at: string): void {
-  const parts = message.content as readonly { type: string; text?: string; image_url?: unknown }[];
+/** Checks a message's parts; the first image part's param, or null. */
+function checkParts(message: ChatMessage, at: string): string | null {
+  const parts = message.content as readonly { type: string; text?: string; image_url?: unknown; refusal?: unknown }[];
   if (parts.length === 0) throw new ApiError('invalid_content', { param: `${at}.content`, message: `${at}.content must not be an empty list.` });
+  let image: string | null = null;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index]!;
     const param = `${at}.content[${index}]`;
     if (part.type === 'text') {
       if (part.text === undefined) throw new ApiError('missing_required_parameter', { param: `${param}.text`, message: `${param}.text is required.` });
       if (part.image_url !== undefined) throw new ApiError('unknown_parameter', { param: `${param}.image_url`, message: 'A text part has no image_url.' });
+    } else if (part.type === 'refusal') {
+      if (typeof part.refusal !== 'string') throw new ApiError('missing_required_parameter', { param: `${param}.refusal`, message: `${param}.refusal is required.` });
+      if (message.role !== 'assistant') throw new ApiError('invalid_content', { param, message: 'Only assistant messages may hold refusals.' });
     } else {
+      image ??= param;
       if (part.image_url === undefined) throw new ApiError('missing_required_parameter', { param: `${param}.image_url`, message: `${param}.image_url is required.` });
       if (part.text !== undefined) throw new ApiError('unknown_parameter', { param: `${param}.text`, message: 'An image part has no text.' });
       if (message.role !== 'user') throw new ApiError('invalid_content', { param, message: 'Only user messages may hold images.' });
     }
   }
+  return image;
 }

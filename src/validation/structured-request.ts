@@ -5,7 +5,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { ChatFunctionTool, ChatRequestBody, StructuredRequest } from './chat-request.ts';
 import type { ConversationShape } from './conversation-rules.ts';
 
-const PLAIN_CONVERSATION: ConversationShape = { contentPartsAt: -1, toolHistoryAt: -1, endsWithToolResult: false };
+const PLAIN_CONVERSATION: ConversationShape = { contentPartsAt: -1, imagePartAt: null, toolHistoryAt: -1, endsWithToolResult: false };
 
 /** Null when the request is plain text throughout. */
 export function structuredRequest(body: ChatRequestBody, conversation: ConversationShape | null): StructuredRequest | null {

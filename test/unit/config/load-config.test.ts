@@ -88,7 +88,8 @@ describe('loadConfig', () => {
       { tools: false, responseFormat: true, contentParts: true },
       { tools: true, responseFormat: true, contentParts: false },
     ]);
-    expect(() => loadConfig({}, { models: { a: { local: {}, supports: { contentParts: true } } } })).toThrow(/contentParts needs an upstream/);
+    // The built-in engine takes text parts too when asked (it refuses image parts per request).
+    expect(loadConfig({}, { models: { a: { local: {}, supports: { contentParts: true } } } }).models[0]!.supports.contentParts).toBe(true);
     expect(() => loadConfig({}, { models: { a: { upstreams }, r: { route: ['a'], supports: { tools: false } } } })).toThrow(/not to the route/);
     expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { a: { upstreams, supports: { vision: true } } } }) })).toThrow(/supports/);
   });

@@ -71,7 +71,9 @@ describe('validateChatRequest: required fields and messages', () => {
     bad(withFields({ messages: [{ role: 'user', content: 'x', name: 'n'.repeat(65) }] }), 'invalid_value', 'messages[0].name');
     bad(withFields({ messages: [{ role: 'assistant', content: 'x', tool_calls: [] }] }), 'invalid_value', 'messages[0].tool_calls');
     bad(withFields({ messages: [{ role: 'user', content: 'x', tool_call_id: 'call_1' }] }), 'unknown_parameter', 'messages[0].tool_call_id');
-    bad(withFields({ messages: [{ role: 'assistant', content: 'x', refusal: 'no' }] }), 'invalid_type', 'messages[0].refusal');
+    bad(withFields({ messages: [{ role: 'assistant', content: 'x', refusal: 5 }] }), 'invalid_type', 'messages[0].refusal');
+    // An earlier reply sent back with its refusal, as OpenAI accepts it.
+    expect(validateChatRequest(withFields({ messages: [{ role: 'assistant', content: 'x', refusal: 'no' }] }))).toBeTruthy();
     expect(validateChatRequest(withFields({ messages: [{ role: 'assistant', content: 'x', refusal: null, name: 'bot' }] }))).toBeTruthy();
   });
 });
