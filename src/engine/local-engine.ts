@@ -31,7 +31,7 @@ export function generate(task: EngineTask, knownPromptTokens?: number): EngineRe
   takeSchemaMs(); // what an earlier task that failed left uncounted is not this one's
   const checked = checkStructure(task.structure);
   if ('code' in checked) return { promptTokens, choices: [], refusal: checked, schemaMs: takeSchemaMs() };
-  const choices = generateChoices(task);
+  const choices = generateChoices(checked.generation === task.structure ? task : { ...task, structure: checked.generation });
   const refusal = checkOutput(choices, checked, task.stop);
   const schemaMs = takeSchemaMs();
   return refusal === null ? { promptTokens, choices, schemaMs } : { promptTokens, choices: [], refusal, schemaMs };
