@@ -80,6 +80,10 @@ export interface DashboardHeaders {
 /** Paths under this get the headers below: the Anthropic Messages API and the model list it reads. */
 const ANTHROPIC_PATHS = '/v1/m';
 
+export function isAnthropicPath(path: string): boolean {
+  return path.startsWith(ANTHROPIC_PATHS);
+}
+
 /** Headers Anthropic's clients send; empty strings when absent. */
 export interface AnthropicHeaders {
   /** The key, as Anthropic's SDKs send it when not as a bearer token. */
@@ -88,7 +92,7 @@ export interface AnthropicHeaders {
 }
 
 /** An endpoint's own shape for error bodies; the API's (`{error:{message,type,param,code}}`) when none is set. */
-export type ErrorFormat = (error: ApiError) => string;
+export type ErrorFormat = (error: ApiError, requestId: string) => string;
 
 /** What work on behalf of a client needs to know about it going away. */
 export interface Abortable {
@@ -113,6 +117,8 @@ export interface RequestEnding {
 export interface MatchedRoute {
   readonly method: string;
   readonly path: string;
+  /** isAnthropicPath(path), worked out once. */
+  readonly anthropic: boolean;
 }
 
 /** What the server tells every request about itself. */
@@ -147,7 +153,7 @@ export class RequestContext implements Abortable {
   readonly mcp: McpHeaders | null;
   /** Copied under DASHBOARD_PATH only, for the same reason. */
   readonly dashboard: DashboardHeaders | null;
-  /** Copied for /v1/messages… and /v1/models… only. */
+  /** Copied for /v1/messages… and /v1/models… only; its responses also carry `request-id`. */
   readonly anthropic: AnthropicHeaders | null;
   /** Set by an endpoint whose errors have another shape (the Messages API). */
   errorFormat: ErrorFormat | null = null;
@@ -209,7 +215,7 @@ export class RequestContext implements Abortable {
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
-    this.anthropic = matched === null && this.path.startsWith(ANTHROPIC_PATHS) ? copyAnthropicHeaders(req) : null;
+    this.anthropic = (matched === null ? isAnthropicPath(this.path) : matched.anthropic) ? copyAnthropicHeaders(req) : null;
   }
 
   /**

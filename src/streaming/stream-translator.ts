@@ -9,6 +9,14 @@ export interface StreamTranslator {
   done(): string;
   /** The stream failed after it opened (an error event, a cut connection): the events that end it. */
   failed(error: ApiError | { readonly message: string; readonly code?: string | null; readonly type?: string }): string;
+  /** The stream opened on `out`: a translator with events of its own between chunks (a keep-alive) writes them there. */
+  opened?(out: StreamOut): void;
+}
+
+/** The client's open stream, for events a translator sends on its own; writes nothing once closed. */
+export interface StreamOut {
+  readonly closed: boolean;
+  write(events: string): boolean;
 }
 
 /** The parts of a chat.completion.chunk a translator reads. */

@@ -21,7 +21,9 @@ export class TranslatingSink implements EventSink {
   }
 
   open(headers: Readonly<Record<string, string>>, firstEvents: string | Uint8Array = ''): boolean {
-    return this.#writer.open(headers, this.#translate(firstEvents));
+    const writable = this.#writer.open(headers, this.#translate(firstEvents));
+    this.#translator.opened?.(this.#writer);
+    return writable;
   }
 
   write(events: string | Uint8Array): boolean {
