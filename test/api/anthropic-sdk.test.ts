@@ -1,6 +1,6 @@
 // The official @anthropic-ai/sdk, unchanged, against POST /v1/messages on the built-in engine, with
 // the default settings: replies, streams, a tool-use loop, countTokens, the model list, errors.
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { expectValid } from '../helpers/schema-validator.ts';
@@ -26,6 +26,9 @@ const TOOLS: Anthropic.Tool[] = [
   { name: 'get_weather', description: 'The weather in a city.', input_schema: WEATHER_SCHEMA },
   { name: 'get_time', input_schema: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] } },
 ];
+// temperature 0 makes the engine's reply depend on the prompt alone. This SDK's types no longer
+// list temperature; the API takes it.
+const TEMPERATURE_0: object = { temperature: 0 };
 const ASK: Anthropic.MessageParam[] = [{ role: 'user', content: 'What is the weather in Zagreb?' }];
 
 function textOf(message: Anthropic.Message): string {
@@ -67,10 +70,10 @@ describe('messages.create', () => {
     const cut = await client.messages.create({ model: 'default', max_tokens: 3, messages: ASK });
     expect(cut.stop_reason).toBe('max_tokens');
     expect(cut.usage.output_tokens).toBe(3);
-    // temperature 0: the reply depends on the prompt alone, so a word of it can stop the next one.
-    const whole = textOf(await client.messages.create({ model: 'default', max_tokens: 300, temperature: 0, messages: ASK }));
+    // A word of the reply to the same prompt stops the next one.
+    const whole = textOf(await client.messages.create({ model: 'default', max_tokens: 300, ...TEMPERATURE_0, messages: ASK }));
     const word = whole.split(' ')[3]!;
-    const stopped = await client.messages.create({ model: 'default', max_tokens: 300, temperature: 0, stop_sequences: ['\u0000never', ` ${word} `], messages: ASK });
+    const stopped = await client.messages.create({ model: 'default', max_tokens: 300, ...TEMPERATURE_0, stop_sequences: ['\u0000never', ` ${word} `], messages: ASK });
     expect(stopped.stop_reason).toBe('stop_sequence');
     expect(stopped.stop_sequence).toBe(` ${word} `);
     expect(whole.startsWith(textOf(stopped))).toBe(true);
@@ -113,9 +116,9 @@ describe('messages.stream', () => {
   });
 
   it('names the stop sequence at the end of a stream', async () => {
-    const whole = textOf(await client.messages.create({ model: 'default', max_tokens: 300, temperature: 0, messages: ASK }));
+    const whole = textOf(await client.messages.create({ model: 'default', max_tokens: 300, ...TEMPERATURE_0, messages: ASK }));
     const word = whole.split(' ')[2]!;
-    const message = await client.messages.stream({ model: 'default', max_tokens: 300, temperature: 0, stop_sequences: [` ${word} `], messages: ASK }).finalMessage();
+    const message = await client.messages.stream({ model: 'default', max_tokens: 300, ...TEMPERATURE_0, stop_sequences: [` ${word} `], messages: ASK }).finalMessage();
     expect(message.stop_reason).toBe('stop_sequence');
     expect(message.stop_sequence).toBe(` ${word} `);
   });
@@ -199,25 +202,25 @@ describe('keys and errors', () => {
     const bad = new Anthropic({ apiKey: 'sk_munja_notarealkey', baseURL: gateway.origin, maxRetries: 0 });
     const unauthorized = await bad.messages.create({ model: 'fast', max_tokens: 5, messages: ASK }).catch((error: unknown) => error);
     expect(unauthorized).toBeInstanceOf(Anthropic.AuthenticationError);
-    expect((unauthorized as Anthropic.APIError).type).toBe('authentication_error');
-    expect((unauthorized as Anthropic.APIError).requestID).toMatch(/^req_/);
+    expect((unauthorized as APIError).type).toBe('authentication_error');
+    expect((unauthorized as APIError).requestID).toMatch(/^req_/);
     await expect(bad.models.list()).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
 
     const notFound = await client.messages.create({ model: 'nope', max_tokens: 5, messages: ASK }).catch((error: unknown) => error);
     expect(notFound).toBeInstanceOf(Anthropic.NotFoundError);
-    expect((notFound as Anthropic.APIError).type).toBe('not_found_error');
+    expect((notFound as APIError).type).toBe('not_found_error');
 
     const noMaxTokens = await client.messages.create({ model: 'fast', messages: ASK } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((error: unknown) => error);
     expect(noMaxTokens).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((noMaxTokens as Anthropic.APIError).type).toBe('invalid_request_error');
-    expect((noMaxTokens as Anthropic.APIError).apiMessage).toMatch(/^max_tokens: /);
+    expect((noMaxTokens as APIError).type).toBe('invalid_request_error');
+    expect((noMaxTokens as APIError).apiMessage).toMatch(/^max_tokens: /);
     const badBlock = await client.messages.create({ model: 'fast', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'text' } as Anthropic.TextBlockParam] }] }).catch((error: unknown) => error);
-    expect((badBlock as Anthropic.APIError).apiMessage).toMatch(/^messages\.0\.content\.0\.text: /);
+    expect((badBlock as APIError).apiMessage).toMatch(/^messages\.0\.content\.0\.text: /);
     const image = await client.messages.create({
       model: 'fast', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }],
     }).catch((error: unknown) => error);
     expect(image).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((image as Anthropic.APIError).apiMessage).toMatch(/^messages\.0\.content\.0: /);
+    expect((image as APIError).apiMessage).toMatch(/^messages\.0\.content\.0: /);
   });
 
   it('refuses a model outside the key\'s scope with 403 and a key over its limit with 429 and Retry-After', async () => {
@@ -227,8 +230,8 @@ describe('keys and errors', () => {
     await limited.messages.create({ model: 'fast', max_tokens: 5, messages: ASK });
     const error = await limited.messages.create({ model: 'fast', max_tokens: 5, messages: ASK }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
-    expect((error as Anthropic.APIError).type).toBe('rate_limit_error');
-    expect(Number((error as Anthropic.APIError).headers?.get('retry-after'))).toBeGreaterThan(0);
+    expect((error as APIError).type).toBe('rate_limit_error');
+    expect(Number((error as APIError).headers?.get('retry-after'))).toBeGreaterThan(0);
     // count_tokens takes from the same request limit.
     await expect(limited.messages.countTokens({ model: 'fast', messages: ASK })).rejects.toBeInstanceOf(Anthropic.RateLimitError);
   });
