@@ -5,6 +5,12 @@ import type { ApiError } from '../errors/api-error.ts';
 export interface StreamTranslator {
   /** A chat.completion.chunk (parsed); the protocol's framed events for it, or ''. */
   chunk(chunk: ChatChunk): string;
+  /**
+   * A chunk that carries only a piece of choice 0's text (content-literal.ts), given as the chunk's
+   * JSON string literal, quotes included: the events for it, as chunk() would make them. Optional:
+   * without it every chunk is parsed.
+   */
+  text?(literal: string): string;
   /** The chat stream's `[DONE]`: the events that close a whole completion. */
   done(): string;
   /** The stream failed after it opened (an error event, a cut connection): the events that end it. */

@@ -1,6 +1,7 @@
 // An EventSink that passes chat events through a StreamTranslator on their way to the client.
 // What it is given is whole SSE events (the engine's, or an upstream's as the relay filtered
 // them): each `data:` payload is parsed and handed over; comments and other fields are dropped.
+import { contentLiteral } from './content-literal.ts';
 import type { EventSink } from './event-sink.ts';
 import type { SseWriter } from './sse-writer.ts';
 import type { ChatChunk, StreamTranslator } from './stream-translator.ts';
@@ -51,6 +52,10 @@ export class TranslatingSink implements EventSink {
 
   #payload(payload: string): string {
     if (payload === '[DONE]') return this.#translator.done();
+    if (this.#translator.text !== undefined) {
+      const literal = contentLiteral(payload);
+      if (literal !== null) return this.#translator.text(literal);
+    }
     let chunk: ChatChunk;
     try {
       chunk = JSON.parse(payload) as ChatChunk;

@@ -62,6 +62,15 @@ export class MessageStream implements StreamTranslator {
     return events;
   }
 
+  text(literal: string): string {
+    if (this.#ended) return '';
+    let events = this.#start();
+    // `""`: the first chunk of a stream, with the role.
+    if (literal.length > 2) events += this.#textDelta(literal);
+    this.#quiet = false;
+    return events;
+  }
+
   done(): string {
     if (this.#ended) return '';
     const events = this.#start() + this.#closeBlock();
@@ -100,10 +109,7 @@ export class MessageStream implements StreamTranslator {
     let events = '';
     const delta = choice.delta;
     const text = delta?.content;
-    if (typeof text === 'string' && text !== '') {
-      if (this.#open !== 'text') events += this.#closeBlock() + this.#startBlock('text', '{"type":"text","text":"","citations":null}');
-      events += this.#delta(`{"type":"text_delta","text":${JSON.stringify(text)}}`);
-    }
+    if (typeof text === 'string' && text !== '') events += this.#textDelta(JSON.stringify(text));
     for (const call of delta?.tool_calls ?? []) {
       if (this.#open !== 'tool_use' || call.index !== this.#toolCall) {
         events += this.#closeBlock();
@@ -119,6 +125,12 @@ export class MessageStream implements StreamTranslator {
       this.#stop = stopOf(choice.finish_reason, (choice as { readonly stop_reason?: unknown }).stop_reason, this.#stops);
     }
     return events;
+  }
+
+  /** `literal`: the text as a JSON string. */
+  #textDelta(literal: string): string {
+    const start = this.#open === 'text' ? '' : this.#closeBlock() + this.#startBlock('text', '{"type":"text","text":"","citations":null}');
+    return `${start}event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#blocks - 1},"delta":{"type":"text_delta","text":${literal}}}\n\n`;
   }
 
   #startBlock(kind: 'text' | 'tool_use', block: string): string {

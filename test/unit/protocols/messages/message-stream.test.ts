@@ -47,6 +47,14 @@ describe('MessageStream', () => {
     expect(delta.usage).toMatchObject({ input_tokens: 14, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
   });
 
+  it('makes the same events from a text chunk\'s JSON literal as from the parsed chunk', () => {
+    const parsed = new MessageStream(CTX, 'fast', []);
+    const literal = new MessageStream(CTX, 'fast', []);
+    const strip = (text: string) => text.replace(/"id":"msg_[^"]+"/, '"id":"msg_"');
+    expect(strip(literal.text('""') + literal.text('"Hel"') + literal.text(JSON.stringify('lo "x"')) + literal.chunk(finish('stop')) + literal.done()))
+      .toBe(strip(parsed.chunk(text('')) + parsed.chunk(text('Hel')) + parsed.chunk(text('lo "x"')) + parsed.chunk(finish('stop')) + parsed.done()));
+  });
+
   it('gives each tool call its own tool_use block, its arguments as input_json_delta', () => {
     const call = (index: number, fields: Record<string, unknown>): ChatChunk => ({ choices: [{ index: 0, delta: { tool_calls: [{ index, ...fields }] } }] });
     const all = run(new MessageStream(CTX, 'fast', []), [
