@@ -223,6 +223,13 @@ describe('keys and errors', () => {
     expect((image as APIError).apiMessage).toMatch(/^messages\.0\.content\.0: /);
   });
 
+  it('refuses a body over the size limit with 413 request_too_large', async () => {
+    const error = await client.messages.create({ model: 'fast', max_tokens: 5, messages: [{ role: 'user', content: 'x'.repeat(5 * 1024 * 1024) }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(413);
+    expect((error as APIError).type).toBe('request_too_large');
+  });
+
   it('refuses a model outside the key\'s scope with 403 and a key over its limit with 429 and Retry-After', async () => {
     const { key: limitedKey } = await gateway.createKey({ accountEmail: 'limited@example.com', rpm: 1, models: ['fast'] });
     const limited = new Anthropic({ apiKey: limitedKey, baseURL: gateway.origin, maxRetries: 0 });
