@@ -153,7 +153,7 @@ export class RequestContext implements Abortable {
   readonly mcp: McpHeaders | null;
   /** Copied under DASHBOARD_PATH only, for the same reason. */
   readonly dashboard: DashboardHeaders | null;
-  /** Copied for /v1/messages… and /v1/models… only; its responses also carry `request-id`. */
+  /** Copied for /v1/messages… and /v1/models… only; with anthropic-version, responses also carry `request-id`. */
   readonly anthropic: AnthropicHeaders | null;
   /** Set by an endpoint whose errors have another shape (the Messages API). */
   errorFormat: ErrorFormat | null = null;

@@ -12,7 +12,7 @@ const JSON_TYPE = 'application/json';
 function writeHead(ctx: RequestContext, status: number, contentType: string, headers: Headers | undefined): void {
   ctx.status = status;
   ctx.res.writeStatus(statusLine(status));
-  writeHeaderLines(ctx.res, contentType, ctx.requestId, ctx.rateLimits, headers, ctx.anthropic !== null);
+  writeHeaderLines(ctx.res, contentType, ctx.requestId, ctx.rateLimits, headers, ctx.anthropic !== null && ctx.anthropic.version !== '');
 }
 
 const NO_OPTIONS: { contentType?: string; closeConnection?: boolean } = {};

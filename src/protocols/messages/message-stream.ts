@@ -1,8 +1,8 @@
 // A chat completion's stream as Anthropic's Message stream: message_start (and a ping), then per
 // content block content_block_start, its deltas (text_delta, input_json_delta) and
 // content_block_stop, then message_delta (stop reason, usage) and message_stop. A failure after the
-// stream opened is an `error` event. While nothing is sent for PING_EVERY_MS (a model server still
-// on its first token, or reasoning that is not passed on) a ping keeps the connection in use.
+// stream opened is an `error` event. While nothing is sent for PING_EVERY_MS (a model slow between
+// chunks, or reasoning that is not passed on) a ping keeps the connection in use.
 import type { RequestContext } from '../../http/request-context.ts';
 import type { ChatChunk, ChatChunkChoice, StreamOut, StreamTranslator } from '../../streaming/stream-translator.ts';
 import { anthropicErrorEvent, type StreamFailure } from './anthropic-errors.ts';
@@ -13,7 +13,7 @@ export const PING_EVERY_MS = 10_000;
 export const PING_EVENT = 'event: ping\ndata: {"type":"ping"}\n\n';
 const STOP_EVENT = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
-const NO_BLOCK = -1;
+const NO_CALL = -1;
 
 export class MessageStream implements StreamTranslator {
   readonly #ctx: RequestContext;
@@ -21,11 +21,11 @@ export class MessageStream implements StreamTranslator {
   readonly #stops: readonly string[];
   #started = false;
   #ended = false;
-  /** Blocks started so far; the open one is the last, unless #open is NO_BLOCK. */
+  /** Blocks started so far; the open one, when #open says there is one, is the last. */
   #blocks = 0;
   #open: 'text' | 'tool_use' | null = null;
   /** The chat tool call the open tool_use block carries. */
-  #toolCall = NO_BLOCK;
+  #toolCall = NO_CALL;
   #stop: Stop | null = null;
   #inputTokens: number | null = null;
   #outputTokens = 0;
@@ -67,7 +67,7 @@ export class MessageStream implements StreamTranslator {
     let events = this.#start();
     // `""`: the first chunk of a stream, with the role.
     if (literal.length > 2) events += this.#textDelta(literal);
-    this.#quiet = false;
+    if (events !== '') this.#quiet = false;
     return events;
   }
 
@@ -145,7 +145,7 @@ export class MessageStream implements StreamTranslator {
   #closeBlock(): string {
     if (this.#open === null) return '';
     this.#open = null;
-    this.#toolCall = NO_BLOCK;
+    this.#toolCall = NO_CALL;
     return `event: content_block_stop\ndata: {"type":"content_block_stop","index":${this.#blocks - 1}}\n\n`;
   }
 

@@ -46,6 +46,7 @@ function messagesError(error: ErrorObject, body: unknown): ApiError {
     case 'discriminator': {
       const field = join(path, 'type');
       if (error.params.error !== 'mapping') return at(field, 'invalid_type', 'must be a string.');
+      if (path === 'tool_choice') return at(field, 'invalid_value', 'must be one of auto, any, tool, none.');
       return at(field, 'invalid_value', `blocks of type ${JSON.stringify(clip(String(valueAt(body, error.instancePath, 'type'))))} are not supported here.`);
     }
     case 'type':

@@ -150,6 +150,7 @@ describe('toChatBody', () => {
   it('refuses a body outside the schema with the path of the field', () => {
     expect(refusal({ messages: [{ role: 'user', content: [{ type: 'text' }] }] })).toMatchObject({ code: 'missing_required_parameter', param: 'messages.0.content.0.text' });
     expect(refusal({ messages: [{ role: 'user', content: [{ type: 'audio' }] }] })).toMatchObject({ code: 'invalid_value', param: 'messages.0.content.0.type' });
+    expect(refusal({ tool_choice: { type: 'required' }, messages: [{ role: 'user', content: 'x' }] })).toMatchObject({ code: 'invalid_value', param: 'tool_choice.type' });
     expect(refusal({ messages: [{ role: 'user', content: 5 }] })).toMatchObject({ code: 'invalid_content', param: 'messages.0.content' });
     expect(refusal({ messages: [{ role: 'tool', content: 'x' }] })).toMatchObject({ code: 'invalid_role', param: 'messages.0.role' });
     expect(refusal({ messages: [] })).toMatchObject({ code: 'empty_messages', param: 'messages' });
