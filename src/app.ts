@@ -28,6 +28,9 @@ import { collectAfterSurges } from './lifecycle/surge-collection.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
+import { AnthropicModels } from './protocols/messages/anthropic-models.ts';
+import { countMessageTokens } from './protocols/messages/count-tokens.ts';
+import { COUNT_TOKENS_PATH, MESSAGES_PATH, MessagesFront } from './protocols/messages/messages-front.ts';
 import { RouteChoice } from './models/route-choice.ts';
 import type { Logger, LoggerHandle } from './observability/logger.ts';
 import { GatewayMetrics, answerPrimaryScrapes } from './observability/metrics.ts';
@@ -105,17 +108,20 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const routes = new RouteChoice(upstreamHealth, inFlight);
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
   const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch };
-  const modelDeps = { catalog, auth };
+  const modelDeps = { catalog, auth, anthropicModels: new AnthropicModels(config.models, catalog.createdAt) };
   const storedResponses = new StoredResponses(store, config.responses, logger);
   const responses = responsesFront(storedResponses, logger);
   const storedResponseDeps = { auth, stored: storedResponses };
   const mcpDeps = { ...chatDeps, logger, origins: new OriginPolicy(config.mcpAllowedOrigins) };
 
+  const messages = new MessagesFront(catalog);
   const router = new Router()
     .on('POST', '/v1/chat/completions', (ctx) => chatCompletions(chatDeps, ctx))
     .on('POST', '/v1/responses', (ctx) => protocolCompletion(responses, chatDeps, ctx))
     .onPrefix('GET', RESPONSES_PATH_PREFIX, (ctx) => readStoredResponse(storedResponseDeps, ctx), 2)
     .onPrefix('DELETE', RESPONSES_PATH_PREFIX, (ctx) => deleteStoredResponse(storedResponseDeps, ctx))
+    .on('POST', MESSAGES_PATH, (ctx) => protocolCompletion(messages, chatDeps, ctx))
+    .on('POST', COUNT_TOKENS_PATH, (ctx) => countMessageTokens(messages, chatDeps, ctx))
     .on('GET', '/v1/models', (ctx) => listModels(modelDeps, ctx))
     .onPrefix('GET', MODEL_PATH_PREFIX, (ctx) => retrieveModel(modelDeps, ctx))
     .on('POST', MCP_PATH, (ctx) => mcpPost(mcpDeps, ctx))

@@ -282,7 +282,8 @@ export function runCompletion(
   return new Promise((resolve, reject) => admitted.start(deps, client, streamTo, asBytes, new PromisedAnswer(resolve, reject)));
 }
 
-function resolveModel(catalog: ModelCatalog, principal: Principal, id: string): ResolvedModel {
+/** The model a key asks for: 404 `model_not_found`, or 403 `model_not_allowed` outside the key's models. */
+export function resolveModel(catalog: ModelCatalog, principal: Principal, id: string): ResolvedModel {
   const resolved = catalog.resolve(id);
   if (resolved === undefined) {
     throw new ApiError('model_not_found', { param: 'model', message: `The model "${id.slice(0, 128)}" does not exist. GET /v1/models lists the available ones.` });

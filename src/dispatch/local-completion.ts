@@ -53,12 +53,10 @@ export function localJson(client: Abortable, model: string, latency: LatencyProf
     created: Math.floor(Date.now() / 1000),
     model,
     system_fingerprint: null,
-    choices: result.choices.map((choice, index) => ({
-      index,
-      message: messageOf(choice),
-      logprobs: null,
-      finish_reason: choice.finishReason,
-    })),
+    choices: result.choices.map((choice, index) => {
+      const shaped = { index, message: messageOf(choice), logprobs: null, finish_reason: choice.finishReason };
+      return choice.stopSequence === undefined ? shaped : { ...shaped, stop_reason: choice.stopSequence };
+    }),
     usage: usageOf(result.promptTokens, completionTokens),
   };
   const longest = Math.max(...result.choices.map((choice) => choice.completionTokens));
@@ -175,7 +173,7 @@ class LocalStream {
           const piece = choice.pieces[this.#step];
           if (piece !== undefined) events += frame(this.#chunks.content(index, piece));
         }
-        if (this.#step === Math.max(1, this.#stepsOf(choice, index)) - 1) events += frame(this.#chunks.finish(index, choice.finishReason));
+        if (this.#step === Math.max(1, this.#stepsOf(choice, index)) - 1) events += frame(this.#chunks.finish(index, choice.finishReason, choice.stopSequence));
       }
     }
     return events;

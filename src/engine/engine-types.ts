@@ -59,6 +59,8 @@ export interface EngineChoice {
   readonly completionTokens: number;
   /** Present when the model calls tools; the content is then null. */
   readonly toolCalls?: readonly EngineToolCall[];
+  /** The stop sequence that ended the reply, told as vLLM tells it (a choice's `stop_reason`). */
+  readonly stopSequence?: string;
 }
 
 export interface EngineResult {

@@ -31,7 +31,7 @@ export function generate(task: EngineTask, knownPromptTokens?: number): EngineRe
   takeSchemaMs(); // what an earlier task that failed left uncounted is not this one's
   const checked = checkStructure(task.structure);
   if ('code' in checked) return { promptTokens, choices: [], refusal: checked, schemaMs: takeSchemaMs() };
-  const choices = generateChoices(task);
+  const choices = generateChoices(checked.generation === task.structure ? task : { ...task, structure: checked.generation });
   const refusal = checkOutput(choices, checked, task.stop);
   const schemaMs = takeSchemaMs();
   return refusal === null ? { promptTokens, choices, schemaMs } : { promptTokens, choices: [], refusal, schemaMs };
@@ -86,7 +86,7 @@ function generateChoice(task: EngineTask, shape: ChoiceShape, seed: number): Eng
 
   if (longestStop > 0) {
     const text = reply.pieces.join('');
-    if (firstStop(text, task.stop) !== -1) return textChoice(text, task.stop, task.maxTokens);
+    if (firstStop(text, task.stop) !== null) return textChoice(text, task.stop, task.maxTokens);
   }
   if (reply.cut === null) return { pieces: reply.pieces, finishReason: 'stop', completionTokens: reply.tokens };
   return { pieces: reply.pieces.slice(0, reply.cut.pieces), finishReason: 'length', completionTokens: reply.cut.tokens };
@@ -94,17 +94,19 @@ function generateChoice(task: EngineTask, shape: ChoiceShape, seed: number): Eng
 
 /** Text cut at the first stop sequence and at max_tokens. */
 function textChoice(text: string, stops: readonly string[], maxTokens: number): EngineChoice {
-  const stopAt = firstStop(text, stops);
-  const { pieces, tokenCount, truncated } = splitIntoPieces(stopAt === -1 ? text : text.slice(0, stopAt), maxTokens);
-  return { pieces, finishReason: truncated ? 'length' : 'stop', completionTokens: tokenCount };
+  const stop = firstStop(text, stops);
+  const { pieces, tokenCount, truncated } = splitIntoPieces(stop === null ? text : text.slice(0, stop.at), maxTokens);
+  if (truncated) return { pieces, finishReason: 'length', completionTokens: tokenCount };
+  return stop === null ? { pieces, finishReason: 'stop', completionTokens: tokenCount } : { pieces, finishReason: 'stop', completionTokens: tokenCount, stopSequence: stop.sequence };
 }
 
-function firstStop(text: string, stops: readonly string[]): number {
-  let first = -1;
+/** The stop sequence that occurs first in `text` (the longest of those starting there), or null. */
+function firstStop(text: string, stops: readonly string[]): { at: number; sequence: string } | null {
+  let first: { at: number; sequence: string } | null = null;
   for (const stop of stops) {
     if (stop.length === 0) continue;
     const at = text.indexOf(stop);
-    if (at !== -1 && (first === -1 || at < first)) first = at;
+    if (at !== -1 && (first === null || at < first.at || (at === first.at && stop.length > first.sequence.length))) first = { at, sequence: stop };
   }
   return first;
 }

@@ -5,11 +5,13 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { clientRegExp } from './client-pattern.ts';
 import { createRandom } from './prng.ts';
-import { findUnsupported, type UnsupportedConstruct } from './schema-subset.ts';
+import { findUnsupported, generatableSchema, type UnsupportedConstruct } from './schema-subset.ts';
 import { valueFor } from './schema-values.ts';
 
 export interface CheckedSchema {
   readonly validate: ValidateFunction;
+  /** The schema values are generated from when it differs from the client's (schema-subset.ts generatableSchema). */
+  readonly generatable: Readonly<Record<string, unknown>> | null;
   /** The first construct the engine cannot generate values for; null when it can. */
   readonly unsupported: UnsupportedConstruct | null;
 }
@@ -57,7 +59,10 @@ export function checkSchema(schema: Readonly<Record<string, unknown>>): CheckedS
   const startedAt = performance.now();
   let checked: CheckedSchema;
   try {
-    checked = { validate: compile(schema), unsupported: findUnsupported(schema) ?? endlessRecursion(schema) };
+    const validate = compile(schema);
+    const generatable = generatableSchema(schema);
+    const generated = generatable ?? schema;
+    checked = { validate, generatable, unsupported: findUnsupported(generated) ?? endlessRecursion(generated) };
   } finally {
     spentMs += performance.now() - startedAt;
   }

@@ -37,6 +37,62 @@ export function findUnsupported(root: Schema): UnsupportedConstruct | null {
   return walk(root, '', true);
 }
 
+/**
+ * The schema values are generated from, or null when it is `root` itself: the optional properties
+ * whose schemas are outside the subset are left out, since a value without an optional property
+ * still validates. A schema is then refused only for what its values must hold (an agent's tool
+ * with an optional `pattern` field can still be called).
+ */
+export function generatableSchema(root: Schema): Schema | null {
+  const pruned = prune(root);
+  return pruned === root ? null : (pruned as Schema);
+}
+
+/** `schema`, or a copy along the paths to the optional properties left out. */
+function prune(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const s = schema as Schema;
+  let copy: Record<string, unknown> | null = null;
+  const replace = (keyword: string, value: unknown): void => {
+    if (value === s[keyword]) return;
+    copy ??= { ...s };
+    copy[keyword] = value;
+  };
+  if (isObject(s.properties)) {
+    const required = Array.isArray(s.required) ? s.required : [];
+    replace('properties', pruneMembers(s.properties, (name, child) => (!required.includes(name) && walk(child, '', false) !== null ? undefined : prune(child))));
+  }
+  for (const keyword of ['$defs', 'definitions'] as const) {
+    const children = s[keyword];
+    if (isObject(children)) replace(keyword, pruneMembers(children, (_name, child) => prune(child)));
+  }
+  if (isObject(s.additionalProperties)) replace('additionalProperties', prune(s.additionalProperties));
+  if (isObject(s.items)) replace('items', prune(s.items));
+  if (Array.isArray(s.anyOf)) {
+    const branches = s.anyOf.map(prune);
+    if (branches.some((branch, index) => branch !== (s.anyOf as unknown[])[index])) replace('anyOf', branches);
+  }
+  return copy ?? s;
+}
+
+/** `members` with each value as `map` gives it (undefined: left out); `members` itself when none changed. */
+function pruneMembers(members: Schema, map: (name: string, child: unknown) => unknown): Schema {
+  let copy: Record<string, unknown> | null = null;
+  for (const [name, child] of Object.entries(members)) {
+    const kept = map(name, child);
+    if (kept === child) continue;
+    copy ??= { ...members };
+    // defineProperty: a property named __proto__ stays an own property.
+    if (kept === undefined) delete copy[name];
+    else Object.defineProperty(copy, name, { value: kept, enumerable: true, writable: true, configurable: true });
+  }
+  return copy ?? members;
+}
+
+function isObject(value: unknown): value is Schema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function walk(schema: unknown, path: string, isRoot: boolean): UnsupportedConstruct | null {
   if (typeof schema === 'boolean') return schema ? null : { construct: 'false (a schema nothing satisfies)', path };
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { construct: 'a schema that is not an object', path };

@@ -3,13 +3,15 @@
 // validated against them before it leaves. A value that does not validate means the schema asks for
 // what the engine cannot generate (a pattern its format's values do not always match): the
 // client's schema, so a 400 naming the keyword, not a server error.
-import type { EngineChoice, EngineRefusal, EngineStructure } from './engine-types.ts';
+import type { EngineChoice, EngineRefusal, EngineStructure, EngineTool } from './engine-types.ts';
 import { type CheckedSchema, checkSchema, InvalidSchema } from './schema-cache.ts';
 
 export interface CheckedStructure {
   /** By tool name. */
   readonly tools: ReadonlyMap<string, CheckedParam>;
   readonly format: CheckedParam | null;
+  /** The structure values are generated from: the request's, with the schemas the engine generates from. */
+  readonly generation: EngineStructure;
 }
 
 /** A checked schema and the request parameter it came from. */
@@ -20,10 +22,12 @@ export interface CheckedParam {
 
 const SUBSET =
   'The local engine supports type, properties, required, additionalProperties, items, enum, const, anyOf, local $ref, ' +
-  'length and number bounds, and the formats date-time, date, time, email, uri, uuid, hostname, ipv4 and ipv6.';
+  'length and number bounds, and the formats date-time, date, time, email, uri, uuid, hostname, ipv4 and ipv6; ' +
+  'optional properties outside this subset are left out of the values it generates.';
 
 export function checkStructure(structure: EngineStructure): CheckedStructure | EngineRefusal {
   const tools = new Map<string, CheckedParam>();
+  let generationTools: EngineTool[] | null = null;
   for (let index = 0; index < structure.tools.length; index++) {
     const { name, parameters } = structure.tools[index]!;
     const param = `tools[${index}].function.parameters`;
@@ -34,11 +38,17 @@ export function checkStructure(structure: EngineStructure): CheckedStructure | E
     const checked = check(parameters, param);
     if ('code' in checked) return checked;
     tools.set(name, { schema: checked, param });
+    if (checked.generatable !== null) {
+      generationTools ??= [...structure.tools];
+      generationTools[index] = { name, parameters: checked.generatable };
+    }
   }
-  if (structure.jsonSchema === null) return { tools, format: null };
+  const generation = generationTools === null ? structure : { ...structure, tools: generationTools };
+  if (structure.jsonSchema === null) return { tools, format: null, generation };
   const param = 'response_format.json_schema.schema';
   const format = check(structure.jsonSchema, param);
-  return 'code' in format ? format : { tools, format: { schema: format, param } };
+  if ('code' in format) return format;
+  return { tools, format: { schema: format, param }, generation: format.generatable === null ? generation : { ...generation, jsonSchema: format.generatable } };
 }
 
 function check(schema: Readonly<Record<string, unknown>>, param: string): CheckedSchema | EngineRefusal {

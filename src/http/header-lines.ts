@@ -14,6 +14,8 @@ import type { HttpResponse } from './uws.ts';
 
 const CONTENT_TYPE = Buffer.from('content-type');
 const REQUEST_ID_START = Buffer.from('\r\nx-request-id: ');
+// Anthropic's SDKs read the request id from this header.
+const ANTHROPIC_REQUEST_ID_START = Buffer.from('\r\nrequest-id: ');
 const LIMIT_REQUESTS = Buffer.from('\r\nx-ratelimit-limit-requests: ');
 const REMAINING_REQUESTS = Buffer.from('\r\nx-ratelimit-remaining-requests: ');
 const RESET_REQUESTS = Buffer.from('\r\nx-ratelimit-reset-requests: ');
@@ -33,14 +35,19 @@ let lines = output.bytes;
 let at = 0;
 
 /**
- * Writes `content-type`, `x-request-id`, the x-ratelimit-* headers of `rateLimits` (as
- * rateLimitHeaders() spells them, without making their strings) and `headers` in one writeHeader call.
+ * Writes `content-type`, `x-request-id` (and `request-id` for Anthropic's clients), the x-ratelimit-*
+ * headers of `rateLimits` (as rateLimitHeaders() spells them, without making their strings) and
+ * `headers` in one writeHeader call.
  */
-export function writeHeaderLines(res: HttpResponse, contentType: string, requestId: string, rateLimits: RateLimitState | null, headers: Headers | undefined): void {
+export function writeHeaderLines(res: HttpResponse, contentType: string, requestId: string, rateLimits: RateLimitState | null, headers: Headers | undefined, anthropic = false): void {
   at = 0;
   put(contentType);
   copy(REQUEST_ID_START);
   put(requestId);
+  if (anthropic) {
+    copy(ANTHROPIC_REQUEST_ID_START);
+    put(requestId);
+  }
   if (rateLimits !== null) putRateLimits(rateLimits);
   if (headers !== undefined) {
     for (const name in headers) {

@@ -14,7 +14,7 @@ import { endWithError, openStreams } from '../streaming/sse-writer.ts';
 import { AddressSlots } from './address-slots.ts';
 import { BodyBudget } from './body-budget.ts';
 import { BodyReader, ClientGoneError } from './body-reader.ts';
-import { type MatchedRoute, RequestContext, type ServerSettings } from './request-context.ts';
+import { isAnthropicPath, type MatchedRoute, RequestContext, type ServerSettings } from './request-context.ts';
 import { sendRefusal } from './respond.ts';
 import { ENDS_LATER, type HandlerResult, type Router } from './router.ts';
 import { type TemplatedApp, type us_listen_socket, uws } from './uws.ts';
@@ -170,7 +170,7 @@ export class HttpServer {
     // uWS matches these by the exact method (case and all) and path, query string aside, as the
     // router would; anything else falls through to the catch-all, which answers 404 or 405.
     for (const path of this.#options.router.exactPaths('POST')) {
-      const matched: MatchedRoute = { method: 'POST', path };
+      const matched: MatchedRoute = { method: 'POST', path, anthropic: isAnthropicPath(path) };
       app.post(path, (res, req) => {
         const ctx = new RequestContext(res, req, this.#settings, matched);
         if (tracing !== null) ctx.trace = tracing.begin(ctx, req);

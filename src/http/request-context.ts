@@ -80,6 +80,10 @@ export interface DashboardHeaders {
 /** Paths under this get the headers below: the Anthropic Messages API and the model list it reads. */
 const ANTHROPIC_PATHS = '/v1/m';
 
+export function isAnthropicPath(path: string): boolean {
+  return path.startsWith(ANTHROPIC_PATHS);
+}
+
 /** Headers Anthropic's clients send; empty strings when absent. */
 export interface AnthropicHeaders {
   /** The key, as Anthropic's SDKs send it when not as a bearer token. */
@@ -90,7 +94,7 @@ export interface AnthropicHeaders {
 }
 
 /** An endpoint's own shape for error bodies; the API's (`{error:{message,type,param,code}}`) when none is set. */
-export type ErrorFormat = (error: ApiError) => string;
+export type ErrorFormat = (error: ApiError, requestId: string) => string;
 
 /** What work on behalf of a client needs to know about it going away. */
 export interface Abortable {
@@ -115,6 +119,8 @@ export interface RequestEnding {
 export interface MatchedRoute {
   readonly method: string;
   readonly path: string;
+  /** isAnthropicPath(path), worked out once. */
+  readonly anthropic: boolean;
 }
 
 /** What the server tells every request about itself. */
@@ -151,7 +157,7 @@ export class RequestContext implements Abortable {
   readonly dashboard: DashboardHeaders | null;
   /** The query string (without `?`) of a GET other than the matched routes; '' otherwise. */
   readonly query: string;
-  /** Copied for /v1/messages… and /v1/models… only. */
+  /** Copied for /v1/messages… and /v1/models… only; with anthropic-version, responses also carry `request-id`. */
   readonly anthropic: AnthropicHeaders | null;
   /** Set by an endpoint whose errors have another shape (the Messages API). */
   errorFormat: ErrorFormat | null = null;
@@ -213,8 +219,7 @@ export class RequestContext implements Abortable {
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
-    // Not only for unmatched paths: POST /v1/messages is an exact route that uWS matches itself.
-    this.anthropic = this.path.startsWith(ANTHROPIC_PATHS) ? copyAnthropicHeaders(req) : null;
+    this.anthropic = (matched === null ? isAnthropicPath(this.path) : matched.anthropic) ? copyAnthropicHeaders(req) : null;
     this.query = matched === null && this.method === 'GET' ? req.getQuery() ?? '' : '';
   }
 

@@ -12,7 +12,7 @@ const JSON_TYPE = 'application/json';
 function writeHead(ctx: RequestContext, status: number, contentType: string, headers: Headers | undefined): void {
   ctx.status = status;
   ctx.res.writeStatus(statusLine(status));
-  writeHeaderLines(ctx.res, contentType, ctx.requestId, ctx.rateLimits, headers);
+  writeHeaderLines(ctx.res, contentType, ctx.requestId, ctx.rateLimits, headers, ctx.anthropic !== null && ctx.anthropic.version !== '');
 }
 
 const NO_OPTIONS: { contentType?: string; closeConnection?: boolean } = {};
@@ -64,7 +64,7 @@ export function sendError(ctx: RequestContext, error: ApiError, options: { close
 
 /** The error in the shape of the request's endpoint. */
 export function errorBody(ctx: RequestContext, error: ApiError): string {
-  return ctx.errorFormat === null ? JSON.stringify(error) : ctx.errorFormat(error);
+  return ctx.errorFormat === null ? JSON.stringify(error) : ctx.errorFormat(error, ctx.requestId);
 }
 
 /**

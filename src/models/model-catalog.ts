@@ -16,8 +16,11 @@ export class ModelCatalog {
   readonly #modelBodies = new Map<string, string>();
   /** The `GET /v1/models` body, serialised once. */
   readonly listBody: string;
+  /** Seconds since the epoch: every model's `created`. */
+  readonly createdAt: number;
 
   constructor(models: readonly ModelConfig[], createdAt: number = Math.floor(Date.now() / 1000)) {
+    this.createdAt = createdAt;
     this.#byId = new Map(models.map((model) => [model.id, model]));
     const entries = models.map((model) => ({ id: model.id, object: 'model', created: createdAt, owned_by: model.ownedBy }));
     this.listBody = JSON.stringify({ object: 'list', data: entries });

@@ -7,7 +7,7 @@
 // (scrape-metrics.ts); the per-request series are keyed-metrics.ts objects.
 //
 // Label cardinality is bounded: route is a route's name (http/router.ts) or `unmatched`; model,
-// only on the chat completions route, is a configured id, `other` (an unknown name) or `none` (the
+// only on the completion routes (chat, Messages), is a configured id, `other` (an unknown name) or `none` (the
 // request was refused before it named one); status is an HTTP status code (499: client closed);
 // outcome one of OUTCOMES (request-outcome.ts); code an error code from the catalogue.
 import cluster from 'node:cluster';
@@ -20,8 +20,8 @@ import { type MetricSources, registerScrapeMetrics } from './scrape-metrics.ts';
 
 export type { MetricSources };
 
-/** The route whose requests name a model: the only one whose series carry a `model` label. */
-const COMPLETIONS_ROUTE = '/v1/chat/completions';
+/** The routes whose requests are completions of a model (chat, Messages): the only ones whose series carry a `model` label. */
+const COMPLETION_ROUTES: ReadonlySet<string> = new Set(['/v1/chat/completions', '/v1/messages']);
 
 /** Seconds: from a sub-millisecond 429 to a long stream. */
 export const DURATION_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -63,21 +63,21 @@ export class GatewayMetrics {
     this.#none = models.length + 1;
     const byModelAndStream = (key: number): Labels => ({ model: names[key >> 1]!, stream: key & 1 ? 'true' : 'false' });
     // key: ((route × models + model) × 1024 + status) × 4 + outcome
-    this.#requests = new KeyedCounter('munja_requests_total', 'Requests answered, by route, model (chat completions only), HTTP status (499: the client closed first) and outcome.',
+    this.#requests = new KeyedCounter('munja_requests_total', 'Requests answered, by route, model (completions only: chat, Messages), HTTP status (499: the client closed first) and outcome.',
       (key) => {
         const route = this.#routes[Math.floor(key / 4096 / this.#models)]!;
         const labels: Labels = { route };
-        if (route === COMPLETIONS_ROUTE) labels.model = names[Math.floor(key / 4096) % this.#models]!;
+        if (COMPLETION_ROUTES.has(route)) labels.model = names[Math.floor(key / 4096) % this.#models]!;
         labels.status = String((key >> 2) & 1023);
         labels.outcome = OUTCOMES[key & 3]!;
         return labels;
       });
     this.#errors = new KeyedCounter('munja_request_errors_total', 'Requests that ended in an error, by route and error code; a stream that failed after it started counts too.',
       (key) => ({ route: this.#routes[Math.floor(key / (ERROR_CODES.length + 1))]!, code: ERROR_CODES[key % (ERROR_CODES.length + 1)] ?? 'other' }));
-    this.#duration = new KeyedHistogram('munja_request_duration_seconds', 'Chat completion requests: total time, arrival to end of response.', DURATION_BUCKETS, byModelAndStream);
+    this.#duration = new KeyedHistogram('munja_request_duration_seconds', 'Completion requests (chat, Messages): total time, arrival to end of response.', DURATION_BUCKETS, byModelAndStream);
     this.#overhead = new KeyedHistogram('munja_gateway_overhead_seconds',
-      "Chat completions that reached their model: total time minus the time spent waiting on the engine or upstream.", OVERHEAD_BUCKETS, byModelAndStream);
-    this.#firstToken = new KeyedHistogram('munja_time_to_first_token_seconds', 'Streamed chat completions: arrival to the first streamed event.', DURATION_BUCKETS,
+      "Completions (chat, Messages) that reached their model: total time minus the time spent waiting on the engine or upstream.", OVERHEAD_BUCKETS, byModelAndStream);
+    this.#firstToken = new KeyedHistogram('munja_time_to_first_token_seconds', 'Streamed completions (chat, Messages): arrival to the first streamed event.', DURATION_BUCKETS,
       (key) => ({ model: names[key]! }));
     this.#tokens = new KeyedCounter('munja_tokens_total', 'Tokens billed, by model and direction (in: prompt, out: completion).',
       (key) => ({ model: names[key >> 1]!, direction: key & 1 ? 'out' : 'in' }));
@@ -103,7 +103,7 @@ export class GatewayMetrics {
   /** Records one finished request; called once per request, after its response. */
   observe(ctx: RequestContext): void {
     const route = this.#route(ctx.route);
-    const chat = ctx.route === COMPLETIONS_ROUTE;
+    const chat = COMPLETION_ROUTES.has(ctx.route);
     const model = ctx.model === null ? this.#none : (this.#modelIndex.get(ctx.model) ?? this.#other);
     const status = finalStatus(ctx);
     this.#requests.add(((route * this.#models + (chat ? model : 0)) * 1024 + (status & 1023)) * 4 + outcomeIndex(ctx), 1);

@@ -39,8 +39,10 @@ export class ChatChunks {
     return `${this.#head}{"index":${index},"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}${this.#tail}`;
   }
 
-  finish(index: number, reason: FinishReason): string {
-    return `${this.#head}{"index":${index},"delta":{},"logprobs":null,"finish_reason":"${reason}"}${this.#tail}`;
+  /** `stopSequence`: the one that ended the choice, as vLLM reports it (`stop_reason`). */
+  finish(index: number, reason: FinishReason, stopSequence?: string): string {
+    const stop = stopSequence === undefined ? '' : `,"stop_reason":${JSON.stringify(stopSequence)}`;
+    return `${this.#head}{"index":${index},"delta":{},"logprobs":null,"finish_reason":"${reason}"${stop}}${this.#tail}`;
   }
 
   /** The final chunk of a stream whose client asked for usage: no choices. */

@@ -6,14 +6,23 @@ export interface StreamTranslator {
   /** A chat.completion.chunk (parsed); the protocol's framed events for it, or ''. */
   chunk(chunk: ChatChunk): string;
   /**
-   * A chunk that only carries text for the first choice (the most common one), read without
-   * parsing the chunk: the same events chunk() would give for it.
+   * A chunk that carries only a piece of choice 0's text (translating-sink.ts, TextShape), given as
+   * the chunk's JSON string literal, quotes included: the events for it, as chunk() would make
+   * them. Optional: without it every chunk is parsed.
    */
-  text?(text: string): string;
+  text?(literal: string): string;
   /** The chat stream's `[DONE]`: the events that close a whole completion. */
   done(): string;
   /** The stream failed after it opened (an error event, a cut connection): the events that end it. */
   failed(error: ApiError | { readonly message: string; readonly code?: string | null; readonly type?: string }): string;
+  /** The stream opened on `out`: a translator with events of its own between chunks (a keep-alive) writes them there. */
+  opened?(out: StreamOut): void;
+}
+
+/** The client's open stream, for events a translator sends on its own; writes nothing once closed. */
+export interface StreamOut {
+  readonly closed: boolean;
+  write(events: string): boolean;
 }
 
 /** The parts of a chat.completion.chunk a translator reads. */

@@ -25,7 +25,9 @@ export class TranslatingSink implements EventSink {
   }
 
   open(headers: Readonly<Record<string, string>>, firstEvents: string | Uint8Array = ''): boolean {
-    return this.#writer.open(headers, this.#translate(firstEvents));
+    const writable = this.#writer.open(headers, this.#translate(firstEvents));
+    this.#translator.opened?.(this.#writer);
+    return writable;
   }
 
   write(events: string | Uint8Array): boolean {
@@ -63,8 +65,8 @@ export class TranslatingSink implements EventSink {
   #payload(payload: string): string {
     const translator = this.#translator;
     if (this.#shape !== null) {
-      const text = this.#shape.textOf(payload);
-      if (text !== null) return translator.text!(text);
+      const literal = this.#shape.literalOf(payload);
+      if (literal !== null) return translator.text!(literal);
     }
     if (payload === '[DONE]') return translator.done();
     let chunk: ChatChunk;
@@ -132,16 +134,15 @@ export class TextShape {
     return close === -1 ? null : new TextShape(payload.slice(0, at + 1), payload.slice(close));
   }
 
-  /** The text of a chunk of this shape, or null when it is not one. */
-  textOf(payload: string): string | null {
+  /** The text of a chunk of this shape as its JSON string literal (quotes included), or null when it is not one. */
+  literalOf(payload: string): string | null {
     const head = this.#head;
     const tail = this.#tail;
     if (payload.length < head.length + tail.length || !payload.startsWith(head) || !payload.endsWith(tail)) return null;
     const end = payload.length - tail.length;
     // The string must close exactly where the tail begins.
     if (closingQuote(payload, head.length) !== end) return null;
-    const raw = payload.slice(head.length, end);
-    return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+    return payload.slice(head.length - 1, end + 1);
   }
 }
 

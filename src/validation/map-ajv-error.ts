@@ -53,7 +53,8 @@ function invalidValue(path: string, message: string): ApiError {
   return new ApiError('invalid_value', { param: toParam(path), message });
 }
 
-function describeRule(error: ErrorObject, schema: Record<string, unknown>): string {
+/** What the keyword of `error` asks, in words (after the field's name): `must be at most 4 characters long`. */
+export function describeRule(error: ErrorObject, schema: Record<string, unknown>): string {
   if (error.propertyName !== undefined) return 'has a key that is not allowed';
   switch (error.keyword) {
     case 'minimum':
@@ -89,7 +90,8 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   null: 'null',
 };
 
-function describeTypes(type: unknown): string {
+/** A schema's `type` in words: `a string or null`. */
+export function describeTypes(type: unknown): string {
   const types = Array.isArray(type) ? type : [type];
   return types.map((t) => TYPE_WORDS[String(t)] ?? String(t)).join(' or ');
 }

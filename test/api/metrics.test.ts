@@ -86,7 +86,7 @@ describe('GET /metrics (one process)', () => {
     expect(sample(text, 'munja_requests_total{route="/v1/models",status="200",outcome="ok"}')).toBe(1);
     expect(sample(text, 'munja_requests_total{route="/health",status="200",outcome="ok"}')).toBe(1);
     expect(sample(text, 'munja_requests_total{route="unmatched",status="404",outcome="error"}')).toBe(2); // with GET /metrics above
-    expect(text).not.toMatch(/^munja_requests_total\{route="(?!\/v1\/chat\/completions)[^"]*",model=/m);
+    expect(text).not.toMatch(/^munja_requests_total\{route="(?!\/v1\/chat\/completions|\/v1\/messages")[^"]*",model=/m);
     expect(text).not.toContain('nowhere');
     expect(sample(text, 'munja_request_errors_total{route="/v1/chat/completions",code="rate_limit_exceeded"}')).toBe(1);
     expect(sample(text, 'munja_request_errors_total{route="/v1/chat/completions",code="invalid_api_key"}')).toBe(1);
@@ -131,6 +131,24 @@ describe('GET /metrics (one process)', () => {
     expect(sample(text, 'munja_upstreams_ejected')).toBe(0);
     // The in-memory limiter has no fallback counters.
     expect(text).not.toMatch(/^munja_limiter_local_decisions_total /m);
+  });
+
+  it('counts a Messages completion as a completion of its model: requests, tokens, latencies', async () => {
+    const { key } = await gateway.createKey();
+    const response = await fetch(`${gateway.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'hrllm', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'Bok' }] }),
+    });
+    expect(response.status).toBe(200);
+    const events = (await response.text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+    const { usage } = events.find((event) => event.type === 'message_delta');
+    const text = await scrape(metricsPort);
+    expect(sample(text, 'munja_requests_total{route="/v1/messages",model="hrllm",status="200",outcome="ok"}')).toBe(1);
+    expect(sample(text, 'munja_tokens_total{model="hrllm",direction="in"}')).toBe(usage.input_tokens);
+    expect(sample(text, 'munja_tokens_total{model="hrllm",direction="out"}')).toBe(usage.output_tokens);
+    expect(sample(text, 'munja_request_duration_seconds_count{model="hrllm",stream="true"}')).toBe(1);
+    expect(sample(text, 'munja_time_to_first_token_seconds_count{model="hrllm"}')).toBe(1);
   });
 
   it('counts an SSE response as open until it ends', async () => {

@@ -275,11 +275,23 @@ describe('openai SDK: structured outputs from the local engine', () => {
     const error = await client.chat.completions.create({
       model: 'default',
       messages: ASK,
-      response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } } } } },
+      response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } }, required: ['code'] } } },
     }).catch((e: unknown) => e);
     expect((error as APIError).status).toBe(400);
     expect((error as APIError).code).toBe('unsupported_parameter');
     expect((error as APIError).param).toBe('response_format.json_schema.schema.properties.code.pattern');
+  });
+
+  it('leaves out an optional property outside the subset, and answers', async () => {
+    const schema = { type: 'object', properties: { name: { type: 'string' }, code: { type: 'string', pattern: '^[A-Z]{3}$' } }, required: ['name'], additionalProperties: false };
+    for (const seed of [1, 2, 3]) {
+      const completion = await client.chat.completions.create({
+        model: 'default', messages: ASK, seed, response_format: { type: 'json_schema', json_schema: { name: 'x', schema } },
+      });
+      const value = JSON.parse(completion.choices[0]!.message.content!);
+      expectValid(schema, value);
+      expect(value).not.toHaveProperty('code');
+    }
   });
 
   it('keeps logprobs unsupported, and content parts refused on the default settings', async () => {

@@ -11,7 +11,8 @@ interface OpenMessage {
   readonly id: string;
   /** The JSON-quoted id, spelled once for every delta event. */
   readonly quotedId: string;
-  text: string;
+  /** The text so far, JSON-escaped without its quotes: the deltas' literals joined, decoded once at the end. */
+  escaped: string;
 }
 
 interface OpenCall {
@@ -55,15 +56,15 @@ export class ResponsesStream implements StreamTranslator {
     if (choice === undefined) return events;
     const delta = choice.delta;
     const text = delta?.content ?? delta?.refusal;
-    if (typeof text === 'string' && text !== '') events += this.#text(text);
+    if (typeof text === 'string' && text !== '') events += this.#text(JSON.stringify(text));
     if (delta?.tool_calls !== undefined) for (const call of delta.tool_calls) events += this.#toolCall(call);
     if (choice.finish_reason != null) this.#finishReason = choice.finish_reason;
     return events;
   }
 
-  text(text: string): string {
+  text(literal: string): string {
     if (this.#ended) return '';
-    return text === '' ? this.#start() : this.#start() + this.#text(text);
+    return literal.length === 2 ? this.#start() : this.#start() + this.#text(literal);
   }
 
   done(): string {
@@ -93,22 +94,23 @@ export class ResponsesStream implements StreamTranslator {
     return this.#event('response.created', { response }) + this.#event('response.in_progress', { response });
   }
 
-  #text(text: string): string {
+  /** A piece of text, as its JSON string literal. */
+  #text(literal: string): string {
     let events = '';
     let message = this.#current;
     if (message?.kind !== 'message') {
       events += this.#close();
       const id = randomId('msg_');
-      message = { kind: 'message', outputIndex: this.#output.length, id, quotedId: JSON.stringify(id), text: '' };
+      message = { kind: 'message', outputIndex: this.#output.length, id, quotedId: JSON.stringify(id), escaped: '' };
       this.#current = message;
       this.#output.push(messageItem(message, 'in_progress'));
       events += this.#event('response.output_item.added', { output_index: message.outputIndex, item: messageItem(message, 'in_progress') });
       events += this.#event('response.content_part.added', { item_id: id, output_index: message.outputIndex, content_index: 0, part: outputText('') });
     }
-    message.text += text;
+    message.escaped += literal.slice(1, -1);
     // The event sent most often, written without building an object for it.
     const sequence = this.#sequence++;
-    return `${events}event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${sequence},"item_id":${message.quotedId},"output_index":${message.outputIndex},"content_index":0,"delta":${JSON.stringify(text)},"logprobs":[]}\n\n`;
+    return `${events}event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${sequence},"item_id":${message.quotedId},"output_index":${message.outputIndex},"content_index":0,"delta":${literal},"logprobs":[]}\n\n`;
   }
 
   #toolCall(delta: ChatChunkToolCall): string {
@@ -141,7 +143,8 @@ export class ResponsesStream implements StreamTranslator {
     if (current.kind === 'message') {
       const item = messageItem(current, status);
       this.#output[current.outputIndex] = item;
-      const { id, outputIndex, text } = current;
+      const { id, outputIndex } = current;
+      const text = textOf(current);
       return this.#event('response.output_text.done', { item_id: id, output_index: outputIndex, content_index: 0, text, logprobs: [] })
         + this.#event('response.content_part.done', { item_id: id, output_index: outputIndex, content_index: 0, part: outputText(text) })
         + this.#event('response.output_item.done', { output_index: outputIndex, item });
@@ -162,8 +165,12 @@ function outputText(text: string): { type: 'output_text'; text: string; annotati
   return { type: 'output_text', text, annotations: [], logprobs: [] };
 }
 
+function textOf(message: OpenMessage): string {
+  return JSON.parse(`"${message.escaped}"`) as string;
+}
+
 function messageItem(message: OpenMessage, status: MessageItem['status']): MessageItem {
-  return { id: message.id, type: 'message', role: 'assistant', status, content: status === 'in_progress' ? [] : [outputText(message.text)] };
+  return { id: message.id, type: 'message', role: 'assistant', status, content: status === 'in_progress' ? [] : [outputText(textOf(message))] };
 }
 
 function callItem(call: OpenCall, status: FunctionCallItem['status']): FunctionCallItem {

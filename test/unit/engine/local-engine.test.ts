@@ -84,6 +84,9 @@ describe('generate', () => {
     expect(choice?.pieces.join('')).toBe(natural.slice(0, firstSpace));
     expect(choice?.finishReason).toBe('stop');
     expect(choice?.completionTokens).toBe(countTextTokens(natural.slice(0, firstSpace)));
+    // Which one ended it, as vLLM tells it; a reply that ends by itself names none.
+    expect(choice?.stopSequence).toBe(stops[1]);
+    expect(generate({ ...TASK, stop: ['\u0000never'] }).choices[0]).not.toHaveProperty('stopSequence');
   });
 
   it('cuts the reply to max_tokens with finish_reason "length" and the exact token count', () => {

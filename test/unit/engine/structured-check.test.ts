@@ -30,9 +30,26 @@ describe('checkStructure', () => {
   it('refuses, naming the param, a schema that is not JSON Schema, one outside the subset, and non-object arguments', () => {
     const withTool = (parameters: Record<string, unknown>): EngineStructure => ({ ...STRUCTURE, tools: [STRUCTURE.tools[0]!, { name: 'g', parameters }] });
     expect(checkStructure(withTool({ type: 'object', properties: { a: { type: 'strnig' } } }))).toMatchObject({ code: 'invalid_value', param: 'tools[1].function.parameters' });
-    expect(checkStructure(withTool({ type: 'object', properties: { a: { type: 'string', pattern: '^a' } } }))).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.properties.a.pattern' });
+    expect(checkStructure(withTool({ type: 'object', properties: { a: { type: 'string', pattern: '^a' } }, required: ['a'] }))).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.properties.a.pattern' });
     expect(checkStructure(withTool({ type: 'array' }))).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.type' });
     expect(checkStructure({ ...STRUCTURE, jsonSchema: { $ref: '#/nowhere' } })).toMatchObject({ code: 'invalid_value', param: 'response_format.json_schema.schema' });
+  });
+
+  it('leaves out of its values the optional properties outside the subset, wherever they are, and keeps the schema otherwise', () => {
+    const runId = { type: 'string', pattern: '^wf_[a-z0-9-]{6,}$' };
+    const workflow = { type: 'object', properties: { script: { type: 'string' }, resumeFromRunId: runId }, additionalProperties: false };
+    // Parsed, so that __proto__ is a property's name (a literal would set the prototype).
+    const nested = JSON.parse(`{"type":"object","properties":{"jobs":{"type":"array","items":${JSON.stringify(workflow)}},"__proto__":${JSON.stringify(runId)},"id":{"type":"integer"}},"required":["jobs","id"]}`);
+    const result = checked({ ...STRUCTURE, tools: [{ name: 'f', parameters: workflow }, { name: 'g', parameters: nested }], jsonSchema: FORMAT });
+    const [f, g] = result.generation.tools;
+    expect(f!.parameters).toEqual({ type: 'object', properties: { script: { type: 'string' } }, additionalProperties: false });
+    expect(g!.parameters).toEqual({ type: 'object', properties: { jobs: { type: 'array', items: f!.parameters }, id: { type: 'integer' } }, required: ['jobs', 'id'] });
+    expect(Object.keys(nested.properties)).toEqual(['jobs', '__proto__', 'id']);
+    // The client's schemas are untouched, and still the ones replies are validated against.
+    expect(workflow.properties.resumeFromRunId).toBe(runId);
+    expect(result.tools.get('f')!.schema.validate({ resumeFromRunId: 'nope' })).toBe(false);
+    // Nothing left out: the request's own structure.
+    expect(checked().generation).toBe(STRUCTURE);
   });
 
   it('takes a recursive schema with a way out, and refuses one that requires itself without end', () => {
@@ -82,7 +99,7 @@ describe('checkOutput', () => {
 });
 
 describe('client patterns', () => {
-  const email = (pattern: string) => ({ ...STRUCTURE, jsonSchema: { type: 'object', properties: { to: { type: 'string', format: 'email', pattern } } } });
+  const email = (pattern: string) => ({ ...STRUCTURE, jsonSchema: { type: 'object', properties: { to: { type: 'string', format: 'email', pattern } }, required: ['to'] } });
 
   it('match in linear time where a backtracking engine would not end', () => {
     const result = checked(email('^(?:(?:relationship|organization|information|development)\\.|(?:.|.|.|.)*X)'));

@@ -10,6 +10,7 @@ import { type ListeningApp, listenOnFreePort } from '../../helpers/uws-app.ts';
 // Each path answers with its own header set, written the way every response is.
 const HEADER_SETS: Record<string, Headers | undefined> = {
   '/none': undefined,
+  '/anthropic': { 'x-after': 'a' },
   '/limits': { 'x-ratelimit-limit-requests': '60', 'x-ratelimit-remaining-requests': '59', 'x-ratelimit-reset-requests': '1s' },
   '/utf8': { 'x-munja-served-model': 'modèle-✓' },
   // Past the reused buffer's first size: it grows, and the lines written before stay.
@@ -32,7 +33,7 @@ beforeAll(async () => {
     const path = req.getUrl();
     const limits = path.startsWith('/limits/') ? RATE_LIMITS[Number(path.slice('/limits/'.length))]! : null;
     res.writeStatus('200 OK');
-    writeHeaderLines(res, 'application/json', 'req_0123', limits, limits === null ? HEADER_SETS[path] : { 'x-after': 'a' });
+    writeHeaderLines(res, 'application/json', 'req_0123', limits, limits === null ? HEADER_SETS[path] : { 'x-after': 'a' }, path === '/anthropic');
     res.end('{}');
   });
   listening = await listenOnFreePort(app);
@@ -58,6 +59,10 @@ function headLines(path: string): Promise<string[]> {
 describe('writeHeaderLines', () => {
   it('writes the content type and the request id', async () => {
     expect(await headLines('/none')).toEqual(['content-type: application/json', 'x-request-id: req_0123']);
+  });
+
+  it('writes the request id a second time as request-id, where Anthropic\'s clients read it', async () => {
+    expect(await headLines('/anthropic')).toEqual(['content-type: application/json', 'x-request-id: req_0123', 'request-id: req_0123', 'x-after: a']);
   });
 
   it('writes every header as its own line, in order', async () => {

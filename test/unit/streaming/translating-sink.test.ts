@@ -17,13 +17,13 @@ describe('TextShape', () => {
   const chunk = (delta: string, rest = '"finish_reason":null') => `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${delta},"logprobs":null,${rest}}]}`;
   const shape = TextShape.learn(chunk('{"content":"first"}'))!;
 
-  it('reads the text of a chunk of the learned shape exactly as JSON.parse does', () => {
+  it('gives the text of a chunk of the learned shape as its literal, which JSON.parse reads as the parsed chunk has it', () => {
     for (const text of ['Hello', 'quote " and backslash \\ and \n newline', 'čćžšđ 模型 🙂', '"content":"x"', '\u2028\u0000']) {
       const payload = chunk(`{"content":${JSON.stringify(text)}}`);
-      expect(shape.textOf(payload)).toBe(JSON.parse(payload).choices[0].delta.content);
+      expect(JSON.parse(shape.literalOf(payload)!)).toBe(JSON.parse(payload).choices[0].delta.content);
     }
     const spaced = TextShape.learn('{"choices": [{"index": 0, "delta": {"content": "a"}, "finish_reason": null}]}')!;
-    expect(spaced.textOf('{"choices": [{"index": 0, "delta": {"content": "spaced"}, "finish_reason": null}]}')).toBe('spaced');
+    expect(spaced.literalOf('{"choices": [{"index": 0, "delta": {"content": "spaced"}, "finish_reason": null}]}')).toBe('"spaced"');
   });
 
   it('leaves every chunk of another shape to the parser', () => {
@@ -37,7 +37,7 @@ describe('TextShape', () => {
       '{"error":{"message":"boom"}}',
       '[DONE]',
     ];
-    for (const payload of others) expect(shape.textOf(payload), payload).toBeNull();
+    for (const payload of others) expect(shape.literalOf(payload), payload).toBeNull();
   });
 
   it('learns only from text-only chunks', () => {

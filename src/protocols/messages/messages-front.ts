@@ -1,0 +1,83 @@
+// POST /v1/messages on the chat pipeline: the key from x-api-key or a bearer token, the body checked
+// against the Messages schema and translated into a chat request, answered as a Message or a
+// Message stream, errors in Anthropic's shape.
+import type { Principal } from '../../auth/authenticator.ts';
+import type { RequestContext } from '../../http/request-context.ts';
+import type { ModelCatalog } from '../../models/model-catalog.ts';
+import type { StreamTranslator } from '../../streaming/stream-translator.ts';
+import type { ChatRequest } from '../../validation/chat-request.ts';
+import { validateChatRequest } from '../../validation/validate-chat-request.ts';
+import type { ProtocolFront, ProtocolTurn, TurnUsage } from '../protocol-endpoint.ts';
+import { anthropicErrorBody } from './anthropic-errors.ts';
+import { anthropicCredential } from './anthropic-credential.ts';
+import { messageReply } from './message-reply.ts';
+import { MessageStream } from './message-stream.ts';
+import type { MessagesBody } from './messages-request.ts';
+import { type ModelLimits, toChatBody } from './to-chat-body.ts';
+import { validateMessagesRequest } from './validate-messages-request.ts';
+import { type NativeRequest, nativeRequest } from '../../upstream/native-request.ts';
+import type { JsonBody } from '../../validation/json-body.ts';
+
+export const MESSAGES_PATH = '/v1/messages';
+export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+
+export class MessagesFront implements ProtocolFront {
+  readonly errorFormat = anthropicErrorBody;
+  /** By public id, worked out once. */
+  readonly #limits = new Map<string, ModelLimits>();
+
+  constructor(catalog: ModelCatalog) {
+    for (const id of catalog.ids) {
+      const candidates = catalog.resolve(id)?.candidates ?? [];
+      if (candidates.length === 0) continue;
+      this.#limits.set(id, {
+        maxOutputTokens: Math.min(...candidates.map((model) => model.maxOutputTokens)),
+        takesImages: candidates.every((model) => model.supports.contentParts),
+      });
+    }
+  }
+
+  credential(ctx: RequestContext): string {
+    return anthropicCredential(ctx);
+  }
+
+  begin(body: unknown, _principal: Principal, ctx: RequestContext, source: JsonBody): ProtocolTurn {
+    return new MessagesTurn(this.chatRequest(body, false), ctx, nativeRequest('messages', source, ctx));
+  }
+
+  /** The chat request a Messages body runs as; `forCount`: a count_tokens body (no max_tokens). */
+  chatRequest(body: unknown, forCount: boolean): MessagesChatRequest {
+    const messages = validateMessagesRequest(body, forCount);
+    return { messages, chat: validateChatRequest(toChatBody(messages, this.#limits.get(messages.model) ?? null)) };
+  }
+}
+
+export interface MessagesChatRequest {
+  readonly messages: MessagesBody;
+  readonly chat: ChatRequest;
+}
+
+class MessagesTurn implements ProtocolTurn {
+  readonly request: ChatRequest;
+  /** The request as sent, for an upstream that speaks Messages. */
+  readonly native: NativeRequest;
+  readonly #model: string;
+  readonly #stops: readonly string[];
+  readonly #ctx: RequestContext;
+
+  constructor({ messages, chat }: MessagesChatRequest, ctx: RequestContext, native: NativeRequest) {
+    this.request = chat;
+    this.native = native;
+    this.#model = messages.model;
+    this.#stops = chat.stop;
+    this.#ctx = ctx;
+  }
+
+  reply(completion: Record<string, unknown>, usage: TurnUsage): string {
+    return messageReply(completion, this.#model, this.#stops, usage);
+  }
+
+  streamTranslator(): StreamTranslator {
+    return new MessageStream(this.#ctx, this.#model, this.#stops);
+  }
+}
