@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from './config/load-config.ts';
 import { runPrimary } from './lifecycle/cluster-primary.ts';
 import { disablePretenuring } from './lifecycle/heap-tuning.ts';
 import { checkDataDir, checkPortFree } from './lifecycle/start-checks.ts';
+import { startNotes } from './lifecycle/start-notes.ts';
 import { createLogger, type Logger, type LoggerHandle } from './observability/logger.ts';
 import { renderCluster, startMetricsServer } from './observability/metrics-server.ts';
 import { openStore } from './store/open-store.ts';
@@ -79,6 +80,11 @@ function announceFirstKey({ config, io, logger }: Process, firstKey: FirstKey | 
   io.stderr.write(firstStartNotice(firstKey, { config, port, env: io.env, cwd: process.cwd() }));
 }
 
+function announceReady({ config, io, logger }: Process, port: number, metricsPort: number | null): void {
+  for (const note of startNotes(config)) io.stderr.write(`${note}\n`);
+  logger.info(readyLine(config, port, metricsPort), 'ready');
+}
+
 function readyLine(config: Config, port: number, metricsPort: number | null): Record<string, unknown> {
   return {
     host: config.host,
@@ -99,7 +105,7 @@ async function serveOne(proc: Process): Promise<number> {
     process.send?.({ type: 'munja:ready', port: app.port });
   } else {
     announceFirstKey(proc, await createFirstKey(app.store, config.dataDir), app.port);
-    logger.info(readyLine(config, app.port, app.metricsPort), 'ready');
+    announceReady(proc, app.port, app.metricsPort);
   }
   return new Promise((resolve) => {
     let stopping = false;
@@ -154,7 +160,7 @@ async function servePrimary(proc: Process): Promise<number> {
     forwardSighup: config.tls !== null,
     onAllReady: (port) => {
       announceFirstKey(proc, firstKey, port);
-      logger.info(readyLine(config, port, metrics?.port ?? null), 'ready');
+      announceReady(proc, port, metrics?.port ?? null);
     },
   });
   await metrics?.close();

@@ -157,6 +157,7 @@ export const CONFIG_FILE_SCHEMA = {
       additionalProperties: false,
       properties: { threads: { type: 'integer', minimum: 1, maximum: 256 }, maxQueue: positiveInt, taskDeadlineMs: { type: 'integer', minimum: 100, maximum: 600_000 }, schemaMsPerMinute: { type: 'integer', minimum: 1, maximum: 3_600_000 } },
     },
+    defaultModels: { type: 'boolean' },
     models: {
       type: 'object',
       minProperties: 1,
@@ -220,5 +221,7 @@ export interface ConfigFile {
     failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
   };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
+  /** With `models`: false serves only those; true (the default) keeps the default models they do not replace. */
+  defaultModels?: boolean;
   models?: Record<string, ModelFile>;
 }
