@@ -81,7 +81,10 @@ function announceFirstKey({ config, io, logger }: Process, firstKey: FirstKey | 
 }
 
 function announceReady({ config, io, logger }: Process, port: number, metricsPort: number | null): void {
-  for (const note of startNotes(config)) io.stderr.write(`${note}\n`);
+  for (const { level, text } of startNotes(config)) {
+    io.stderr.write(`munja: ${text}\n`);
+    logger[level](text);
+  }
   logger.info(readyLine(config, port, metricsPort), 'ready');
 }
 
