@@ -24,6 +24,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
+COPY bin ./bin
 COPY src ./src
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -16,3 +16,12 @@ export function table(header: readonly string[], rows: readonly (readonly string
   const align = header.map((_, index) => (index === 0 || textColumns ? '---' : '---:'));
   return [header, align, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
+
+/** `table`, its cells padded to their column's width, for reading in a terminal. */
+export function paddedTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((cell, index) => Math.max(cell.length, ...rows.map((row) => row[index]?.length ?? 0)));
+  const numeric = header.map((_, index) => index > 1 && rows.every((row) => /^[\d,.—-]+$|^\d/.test(row[index] ?? '')));
+  const line = (cells: readonly string[]) => `| ${cells.map((cell, index) => (numeric[index] ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!))).join(' | ')} |`;
+  const rule = `| ${widths.map((width, index) => (numeric[index] ? `${'-'.repeat(width - 1)}:` : '-'.repeat(width))).join(' | ')} |`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}

@@ -1,7 +1,7 @@
 // The processes under test that are ours: the bench's mock upstream and Munja, each its own
 // process, pinned where run.ts says. Munja gets a fresh data dir (or a private Redis), keys made
 // by its own CLI, and a config whose limits never throttle the bench key.
-import { closeSync, mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allocationProbeEnv } from './allocation/measure.ts';
@@ -84,10 +84,20 @@ export interface Munja {
   readonly extraKeys: readonly string[];
 }
 
-function munjaConfig(mockPort: number, localModel: boolean): object {
+/**
+ * Whether the checkout's config file has `defaultModels`. Without it, listed models replace the
+ * default ones; with it they are merged unless it is false, and an older checkout refuses the setting.
+ */
+function knowsDefaultModels(checkout: string): boolean {
+  return readFileSync(join(checkout, 'src/config/config-schema.ts'), 'utf8').includes('defaultModels');
+}
+
+function munjaConfig(mockPort: number, localModel: boolean, checkout: string): object {
   const baseUrl = `http://127.0.0.1:${mockPort}/v1`;
   const relay = (kind: keyof typeof MOCK_MODELS, maxConnections: number) => ({ upstreams: [{ baseUrl, model: MOCK_MODELS[kind], maxConnections }] });
   return {
+    // Only the bench's models: the default ones would start the local engine's threads.
+    ...(knowsDefaultModels(checkout) ? { defaultModels: false } : {}),
     // A short grace: the bench stops Munja when no request is in flight. Every bench client comes
     // from 127.0.0.1, so the per-address cap is raised above the ~10,000 streams held at once.
     // The bench's keys all belong to one account (with one shared Redis, every run's): past the
@@ -120,9 +130,10 @@ export async function startMunja(options: MunjaOptions): Promise<Munja> {
   if (options.redisUrl !== undefined) env.REDIS_URL = options.redisUrl;
   // The CLI reads the key cap from the config, so the config comes first.
   const configPath = join(dir, 'munja.json');
-  writeFileSync(configPath, JSON.stringify(munjaConfig(options.mockPort, options.localModel === true), null, 2));
+  const checkout = options.checkout ?? ROOT;
+  writeFileSync(configPath, JSON.stringify(munjaConfig(options.mockPort, options.localModel === true, checkout), null, 2));
   env.MUNJA_CONFIG = configPath;
-  const cli = munjaCli(options.checkout ?? ROOT);
+  const cli = munjaCli(checkout);
   const key = await createKey(cli, env);
   const tinyKey = await createKey(cli, env, 1);
   const extraKeys: string[] = [];

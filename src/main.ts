@@ -11,6 +11,8 @@ import { ConfigError, loadConfig } from './config/load-config.ts';
 import { runPrimary } from './lifecycle/cluster-primary.ts';
 import { disablePretenuring } from './lifecycle/heap-tuning.ts';
 import { checkDataDir, checkPortFree } from './lifecycle/start-checks.ts';
+import { startNotes } from './lifecycle/start-notes.ts';
+import { onStopSignals } from './lifecycle/stop-signals.ts';
 import { createLogger, type Logger, type LoggerHandle } from './observability/logger.ts';
 import { renderCluster, startMetricsServer } from './observability/metrics-server.ts';
 import { openStore } from './store/open-store.ts';
@@ -79,6 +81,14 @@ function announceFirstKey({ config, io, logger }: Process, firstKey: FirstKey | 
   io.stderr.write(firstStartNotice(firstKey, { config, port, env: io.env, cwd: process.cwd() }));
 }
 
+function announceReady({ config, io, logger }: Process, port: number, metricsPort: number | null): void {
+  for (const { level, text } of startNotes(config)) {
+    io.stderr.write(`munja: ${text}\n`);
+    logger[level](text);
+  }
+  logger.info(readyLine(config, port, metricsPort), 'ready');
+}
+
 function readyLine(config: Config, port: number, metricsPort: number | null): Record<string, unknown> {
   return {
     host: config.host,
@@ -99,17 +109,10 @@ async function serveOne(proc: Process): Promise<number> {
     process.send?.({ type: 'munja:ready', port: app.port });
   } else {
     announceFirstKey(proc, await createFirstKey(app.store, config.dataDir), app.port);
-    logger.info(readyLine(config, app.port, app.metricsPort), 'ready');
+    announceReady(proc, app.port, app.metricsPort);
   }
   return new Promise((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        // A second signal means: stop now.
-        flush();
-        process.exit(1);
-      }
-      stopping = true;
+    const drain = (signal: NodeJS.Signals) => {
       // /readyz turns 503 at once, but the port stays open for drainDelayMs: a load balancer still
       // sends requests until its next probes fail, and a closed port would refuse them.
       app.lifecycle.beginDrain();
@@ -123,11 +126,26 @@ async function serveOne(proc: Process): Promise<number> {
         resolve(0);
       }, (error: unknown) => fatal(error, 'shutdown'));
     };
-    process.on('SIGTERM', stop);
+    const stopNow = (signal: NodeJS.Signals) => {
+      logger.warn({ signal, inFlight: app.lifecycle.inFlight }, 'second signal: stopping at once');
+      flush();
+      process.exit(1);
+    };
     // With TLS, SIGHUP re-reads the certificate and key (without TLS it keeps its default: exit).
     if (config.tls) process.on('SIGHUP', () => reloadTls(app, logger));
-    // Ctrl-C reaches every process of the group: a worker leaves it to the primary, which sends SIGTERM.
-    process.on('SIGINT', cluster.isWorker ? () => {} : stop);
+    if (cluster.isWorker) {
+      // The primary speaks to people and sends SIGTERM; Ctrl-C, which reaches every process of the
+      // group, is left to it.
+      let stopping = false;
+      process.on('SIGTERM', (signal: NodeJS.Signals) => {
+        if (stopping) return stopNow(signal);
+        stopping = true;
+        drain(signal);
+      });
+      process.on('SIGINT', () => {});
+      return;
+    }
+    onStopSignals({ drain, stopNow }, { stderr: proc.io.stderr, graceMs: config.drainDelayMs + config.shutdownGraceMs });
   });
 }
 
@@ -151,10 +169,11 @@ async function servePrimary(proc: Process): Promise<number> {
     logger,
     shutdownGraceMs: config.drainDelayMs + config.shutdownGraceMs,
     port: config.port,
+    stderr: proc.io.stderr,
     forwardSighup: config.tls !== null,
     onAllReady: (port) => {
       announceFirstKey(proc, firstKey, port);
-      logger.info(readyLine(config, port, metrics?.port ?? null), 'ready');
+      announceReady(proc, port, metrics?.port ?? null);
     },
   });
   await metrics?.close();

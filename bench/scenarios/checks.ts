@@ -34,8 +34,8 @@ export function checkCompletion(body: string, model: string, text?: string): str
   return undefined;
 }
 
-/** An SSE chat stream for `model` with `chunks` content deltas, a usage chunk and `data: [DONE]` last. */
-export function checkStream(body: string, model: string, chunks: number): string | undefined {
+/** An SSE chat stream for `model` with `chunks` content deltas (any when undefined), a usage chunk and `data: [DONE]` last. */
+export function checkStream(body: string, model: string, chunks: number | undefined): string | undefined {
   const events = body.split('\n\n').filter((event) => event.trim() !== '');
   const payloads = events.map((event) => event.replace(/^data: ?/, ''));
   if (payloads.at(-1) !== '[DONE]') return `last event ${JSON.stringify(payloads.at(-1)?.slice(0, 60))}, expected [DONE]`;
@@ -50,6 +50,6 @@ export function checkStream(body: string, model: string, chunks: number): string
     const delta = chunk.choices?.[0]?.delta?.content;
     if (typeof delta === 'string' && delta !== '') content++;
   }
-  if (content !== chunks) return `${content} content chunks, expected ${chunks}`;
+  if (chunks === undefined ? content === 0 : content !== chunks) return `${content} content chunks, expected ${chunks ?? 'some'}`;
   return usage ? undefined : 'no usage chunk';
 }

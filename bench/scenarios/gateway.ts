@@ -4,7 +4,7 @@
 import { generateApiKey } from '../../src/auth/api-key.ts';
 import { MUNJA_MODELS } from '../mock/models.ts';
 import { LOCAL_MODEL } from '../stack.ts';
-import { checkCompletion, checkErrorCode, parseJson } from './checks.ts';
+import { checkCompletion, checkErrorCode, checkStream, parseJson } from './checks.ts';
 import type { Scenario, Target } from './scenario.ts';
 
 function munjaPost(body: string, key: (target: Target) => string | undefined): Scenario['request'] {
@@ -42,6 +42,18 @@ export const local: Scenario = {
   expectStatus: 200,
   request: munjaPost(JSON.stringify({ model: LOCAL_MODEL, messages: [{ role: 'user', content: 'Tell me about the weather.' }], max_tokens: 16 }), benchKey),
   check: (body) => checkCompletion(body, LOCAL_MODEL),
+};
+
+/** The local engine streaming a longer reply: its chunks are made and written as fast as it can. */
+export const localStream: Scenario = {
+  id: 'local-stream',
+  workload: `local engine \`${LOCAL_MODEL}\`, SSE stream, max_tokens 100`,
+  expectStatus: 200,
+  request: munjaPost(JSON.stringify({
+    model: LOCAL_MODEL, messages: [{ role: 'user', content: 'Tell me about the weather.' }], max_tokens: 100,
+    stream: true, stream_options: { include_usage: true },
+  }), benchKey),
+  check: (body) => checkStream(body, LOCAL_MODEL, undefined),
 };
 
 /** Schema-valid JSON with one value out of range: parsing and the whole validator run, then 400. */

@@ -10,6 +10,7 @@ import type { KeyEvent } from '../store/key-events.ts';
 import type { KeyWithAccount, Store } from '../store/store.ts';
 import { digestApiKey, hasValidFormat } from './api-key.ts';
 import { KeyCache } from './key-cache.ts';
+import { missingKey, notAMunjaKey, notBearer, unknownOrRevoked } from './key-refusals.ts';
 
 export interface Principal {
   readonly keyId: string;
@@ -69,7 +70,7 @@ export class Authenticator {
 
   /** Asks the store about a key whose lookup is not cached, and caches what it says of a known key. */
   async #lookUp(key: string): Promise<Principal> {
-    if (!hasValidFormat(key)) throw new ApiError('invalid_api_key');
+    if (!hasValidFormat(key)) throw notAMunjaKey(key);
     const now = Date.now();
     const generation = this.#generation;
     let found: KeyWithAccount | undefined;
@@ -124,7 +125,7 @@ export class Authenticator {
   }
 
   #judge(found: KeyWithAccount | undefined): Lookup {
-    if (found === undefined || found.key.revokedAt !== null) return { error: new ApiError('invalid_api_key') };
+    if (found === undefined || found.key.revokedAt !== null) return { error: unknownOrRevoked() };
     if (found.account.status !== 'active') return { error: new ApiError('account_suspended') };
     const { key } = found;
     return {
@@ -143,7 +144,7 @@ function bearerKey(authorization: string): string {
   const start = plainBearerKeyStart(authorization);
   if (start !== -1) return authorization.slice(start);
   const key = BEARER.exec(authorization)?.[1];
-  if (key === undefined) throw new ApiError('invalid_api_key');
+  if (key === undefined) throw authorization.trim() === '' ? missingKey() : notBearer();
   return key;
 }
 

@@ -93,9 +93,12 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
+/** The CLI on this process's arguments and streams (bin/munja.cjs calls it after checking Node's version). */
+export async function main(): Promise<void> {
   const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin });
   // A failure exits at once: a server that failed half-way still holds sockets and threads that
   // would keep the process alive. (Writes to pipes and files are synchronous here: nothing is lost.)
   if (code !== EXIT_OK) process.exit(code);
 }
+
+if (isEntryPoint()) await main();

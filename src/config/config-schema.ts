@@ -169,6 +169,7 @@ export const CONFIG_FILE_SCHEMA = {
       properties: { threads: { type: 'integer', minimum: 1, maximum: 256 }, maxQueue: positiveInt, taskDeadlineMs: { type: 'integer', minimum: 100, maximum: 600_000 }, schemaMsPerMinute: { type: 'integer', minimum: 1, maximum: 3_600_000 } },
     },
     responses: RESPONSES_FILE_SCHEMA,
+    defaultModels: { type: 'boolean' },
     models: {
       type: 'object',
       minProperties: 1,
@@ -234,5 +235,7 @@ export interface ConfigFile {
   };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
   responses?: { ttlSeconds?: number; maxStoredBytesPerAccount?: number };
+  /** With `models`: false serves only those; true (the default) keeps the default models they do not replace. */
+  defaultModels?: boolean;
   models?: Record<string, ModelFile>;
 }

@@ -244,6 +244,8 @@ export interface Config {
   readonly redis: RedisConfig | null;
   readonly logLevel: LogLevel;
   readonly configFile: string | null;
+  /** Default model ids served beside the models the config file lists (`defaultModels`). */
+  readonly keptDefaultModels: readonly string[];
   readonly maxBodyBytes: number;
   readonly maxJsonDepth: number;
   /** Deadline for a body that arrives in pieces. */

@@ -38,14 +38,31 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   if (quickStart !== null && file.models !== undefined) {
     throw new ConfigError('MUNJA_UPSTREAM_URL: set it or list models in MUNJA_CONFIG, not both');
   }
-  const models = quickStart ?? file.models ?? (DEFAULT_MODELS as unknown as Record<string, ModelFile>);
+  const models = quickStart ?? modelFiles(file);
   const redis = redisFrom(env, file.redis);
   const workers = parseWorkers(env.MUNJA_WORKERS, redis !== null);
-  const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile });
+  const keptDefaultModels = quickStart === null ? keptDefaults(file) : [];
+  const config = buildConfig({ ...file, models }, { workers, host, port, logLevel, dataDir, redis, configFile, keptDefaultModels });
   // The dashboard throttles by the same client address as the rest of the server.
   const dashboard = { ...dashboardConfig(file.server?.dashboard, env), trustProxy: config.trustProxy };
   const responses = responsesFrom(file.responses, env);
   return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard, responses });
+}
+
+/**
+ * The file's models merged by id over the default ones: an entry replaces the default of its id,
+ * so pointing one model at a server keeps the others. `"defaultModels": false` serves the file's alone.
+ */
+function modelFiles(file: ConfigFile): Record<string, ModelFile> {
+  const defaults = DEFAULT_MODELS as unknown as Record<string, ModelFile>;
+  if (file.models === undefined) return defaults;
+  return file.defaultModels === false ? file.models : { ...defaults, ...file.models };
+}
+
+/** The default ids served beside the models a file lists (none when it lists none, or turns them off). */
+function keptDefaults(file: ConfigFile): string[] {
+  if (file.models === undefined || file.defaultModels === false) return [];
+  return Object.keys(DEFAULT_MODELS).filter((id) => !Object.hasOwn(file.models!, id));
 }
 
 /** Several workers share nothing in memory, so they need Redis; with it the default is one per core. */
@@ -72,8 +89,7 @@ export function modelIdsFrom(env: Env): string[] {
   const quickStart = quickStartModels(env);
   if (quickStart !== null) return Object.keys(quickStart);
   const configFile = env.MUNJA_CONFIG?.trim();
-  const models = configFile ? readConfigFile(resolve(configFile)).models : undefined;
-  return Object.keys(models ?? DEFAULT_MODELS);
+  return Object.keys(modelFiles(configFile ? readConfigFile(resolve(configFile)) : {}));
 }
 
 /** The key cap alone, for `munja keys create` (the rest of the config must not stop the CLI). */
@@ -130,7 +146,10 @@ export function validateConfigFile(value: unknown, source: string): ConfigFile {
   throw new ConfigError(`${source}: ${configFileProblem(validateFile.errors?.[0])}`);
 }
 
-interface Basics { workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null }
+interface Basics {
+  workers: number; host: string; port: number; logLevel: LogLevel; dataDir: string; redis: RedisConfig | null; configFile: string | null;
+  keptDefaultModels: readonly string[];
+}
 
 function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'responses' | 'tls' | 'metrics' | 'tracing'> {
   const models = buildModels(file.models ?? {});

@@ -39,7 +39,8 @@ export async function mountDashboard(router: Router, options: { config: Config; 
     throttle: new SignInThrottle(store, config.dashboard),
     mailer: config.dashboard.signUp === 'email' && mail !== null ? new SmtpMailer(mail.smtpUrl, mail.from) : null,
   };
-  const files = new StaticFiles(PUBLIC_DIR);
+  // The page warns when it is opened where the browser would drop the session cookie (plain-http-notice.js).
+  const files = new StaticFiles(PUBLIC_DIR, { 'data-session-cookie': config.dashboard.secureCookies ? 'secure' : 'plain' });
   const api = (handler: ApiHandler) => dashboardRoute(logger, config.bodyTimeoutMs, (request) => handler(deps, request));
   const page = dashboardRoute(logger, config.bodyTimeoutMs, async (request) => servePage(files, request));
   router

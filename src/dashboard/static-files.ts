@@ -28,8 +28,11 @@ export class StaticFiles {
   readonly #assets = new Map<string, StaticFile>();
   readonly shell: StaticFile;
 
-  /** Reads `dir`: `index.html` (the shell every page route serves) and the assets it uses. */
-  constructor(dir: string) {
+  /**
+   * Reads `dir`: `index.html` (the shell every page route serves) and the assets it uses.
+   * `htmlAttributes` go on the shell's `<html>` element: what the server tells the page at start.
+   */
+  constructor(dir: string, htmlAttributes: Readonly<Record<string, string>> = {}) {
     const sources = new Map<string, string>();
     for (const name of readdirSync(dir)) sources.set(name, readFileSync(join(dir, name), 'utf8'));
     const hashed = new Map<string, string>(); // source name → hashed name
@@ -53,13 +56,18 @@ export class StaticFiles {
       const asset = hashed.get(name);
       return asset === undefined ? path : `/dashboard/${asset}`;
     });
-    this.shell = makeFile('index.html', Buffer.from(html), REVALIDATE);
+    this.shell = makeFile('index.html', Buffer.from(withHtmlAttributes(html, htmlAttributes)), REVALIDATE);
   }
 
   /** A hashed asset name (as the shell and modules refer to it). */
   asset(name: string): StaticFile | undefined {
     return this.#assets.get(name);
   }
+}
+
+function withHtmlAttributes(html: string, attributes: Readonly<Record<string, string>>): string {
+  const text = Object.entries(attributes).map(([name, value]) => ` ${name}="${value.replaceAll('&', '&amp;').replaceAll('"', '&quot;')}"`).join('');
+  return html.replace(/<html\b/, `<html${text}`);
 }
 
 function makeFile(name: string, body: Buffer, cacheControl: string): StaticFile {

@@ -1,8 +1,11 @@
 // The primary of `munja serve` with several workers: forks them (each serves the same port; the
-// kernel spreads connections through SO_REUSEPORT), restarts one that dies, and on SIGTERM drains
-// them all before exiting. Workers share nothing in memory: what is shared lives in Redis.
+// kernel spreads connections through SO_REUSEPORT), restarts one that dies, and on SIGTERM or
+// SIGINT drains them all before exiting; a second signal kills them. Workers share nothing in
+// memory: what is shared lives in Redis.
 import cluster, { type Worker } from 'node:cluster';
+import type { CliOutput } from '../cli/cli-io.ts';
 import type { Logger } from '../observability/logger.ts';
+import { onStopSignals } from './stop-signals.ts';
 
 export interface PrimaryOptions {
   readonly workers: number;
@@ -15,6 +18,8 @@ export interface PrimaryOptions {
    * by any outgoing connection before the workers bind it.
    */
   readonly port: number;
+  /** Where the lines for people go (a signal's drain). */
+  readonly stderr: CliOutput;
   /** Pass SIGHUP on to every worker (each re-reads its TLS certificate). */
   readonly forwardSighup?: boolean;
   /** Called once, when every first-generation worker is serving on `port`. */
@@ -85,8 +90,12 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
         for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');
       }, options.shutdownGraceMs + 5_000).unref();
     };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    const killAll = (signal: NodeJS.Signals) => {
+      logger.warn({ signal, workers: startedAt.size }, 'second signal: stopping workers at once');
+      failed = true;
+      for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');
+    };
+    onStopSignals({ drain: stop, stopNow: killAll }, { stderr: options.stderr, graceMs: options.shutdownGraceMs });
     if (options.forwardSighup) {
       process.on('SIGHUP', () => {
         if (stopping) return;

@@ -96,6 +96,20 @@ describe('munja serve', () => {
     expect(await server.exited).toBe(0);
   });
 
+  it('names the default models a config file keeps, on stderr for people and in the log', async () => {
+    const config = join(dataDir, 'one-model.json');
+    writeFileSync(config, JSON.stringify({ models: { fast: { upstreams: [{ baseUrl: 'http://127.0.0.1:9/v1', model: 'llama3.2:3b' }] } } }));
+    const server = await startServeProcess({ MUNJA_DATA: dataDir, MUNJA_CONFIG: config });
+    const note = 'MUNJA_CONFIG lists fast; the default models auto, default, pro, hrllm are kept';
+    expect(server.stderr()).toContain(`munja: ${note}`);
+    const logged = server.stdout().trimEnd().split('\n').map((line) => JSON.parse(line)).find((line) => String(line.msg).startsWith(note));
+    expect(logged).toMatchObject({ level: 30 });
+    const models = await fetch(`http://127.0.0.1:${server.port}/v1/models`, { headers: { authorization: `Bearer ${firstKey}` } });
+    expect((await models.json()).data.map((model: { id: string }) => model.id)).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm']);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
   it('refuses to start on a bad setting, naming it', async () => {
     await expect(startServeProcess({ MUNJA_DATA: dataDir, PORT: 'eighty' })).rejects.toThrow(/PORT/);
   });

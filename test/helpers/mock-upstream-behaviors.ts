@@ -79,9 +79,14 @@ export function scriptedBehavior(body: ChatRequestBody): Behavior | { error: str
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const content: unknown = messages.at(-1)?.content;
   if (typeof content !== 'string' || !content.startsWith(SCRIPT_PREFIX)) return undefined;
+  return parseBehavior(content.slice(SCRIPT_PREFIX.length));
+}
+
+/** A behaviour written as JSON (`{"kind":"stream","chunks":20}`), or what is wrong with it. */
+export function parseBehavior(text: string): Behavior | { error: string } {
   try {
-    const behavior = JSON.parse(content.slice(SCRIPT_PREFIX.length)) as Behavior;
-    if (!KINDS.has(behavior?.kind)) return { error: `mock: unknown behaviour kind ${JSON.stringify(behavior?.kind)}` };
+    const behavior = JSON.parse(text) as Behavior;
+    if (!KINDS.has(behavior?.kind)) return { error: `mock: unknown behaviour kind ${JSON.stringify(behavior?.kind)}; the kinds: ${[...KINDS].join(', ')}` };
     return behavior;
   } catch (error) {
     return { error: `mock: behaviour is not JSON: ${(error as Error).message}` };

@@ -1,7 +1,7 @@
 // Claude Code (`claude -p` with ANTHROPIC_BASE_URL) completes a turn against the built-in engine on
-// the Messages API, in a throwaway directory with its most restrictive settings: plan mode (nothing
-// is changed) and no one to answer a permission prompt (anything that would ask is denied). The
-// engine calls Claude Code's tools as it would any client's. Both ways of giving the key.
+// the Messages API, in a throwaway directory with its most restrictive settings for a run nobody
+// watches: the default permission mode with no one to answer a prompt (anything that would ask is
+// denied). The engine calls Claude Code's tools as it would any client's. Both ways of giving the key.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 function claude(prompt: string, keyEnv: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const args = ['-p', prompt, '--model', 'fast', '--permission-mode', 'plan', '--permission-prompts', 'none'];
+  const args = ['-p', prompt, '--model', 'fast', '--permission-mode', 'default', '--permission-prompts', 'none'];
   const env = { PATH: process.env['PATH'] ?? '', HOME: home, ANTHROPIC_BASE_URL: gateway.origin, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', ...keyEnv };
   const child = spawn(CLAUDE, args, { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -2,6 +2,7 @@
 // Links marked data-nav change the view without reloading; the back button works.
 import { ApiError, api, setCsrfToken } from './api.js';
 import { announce, h, replaceChildren } from './dom.js';
+import { plainHttpNotice } from './plain-http-notice.js';
 import { renderAccount } from './view-account.js';
 import { renderAdmin } from './view-admin.js';
 import { renderFleetUsage } from './view-fleet.js';
@@ -111,4 +112,6 @@ document.addEventListener('click', (event) => {
   if (link.pathname !== location.pathname) navigate(link.pathname);
 });
 window.addEventListener('popstate', () => { void route(); });
+const notice = plainHttpNotice();
+if (notice !== null) document.getElementById('main').before(notice);
 void route();

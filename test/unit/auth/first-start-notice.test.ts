@@ -23,10 +23,11 @@ describe('the first-start notice', () => {
     expect(text).not.toContain('MUNJA_INSECURE_COOKIES');
   });
 
-  it('tries a model the config serves: auto on the defaults, else the first one', () => {
+  it('tries a model the config serves: auto while it is served (defaults kept), else the first one', () => {
     expect(notice({})).toContain('-d \'{"model":"auto",');
-    const ollama = notice({}, ROOT, { models: { llama: { upstreams: [{ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }] } } });
-    expect(ollama).toContain('-d \'{"model":"llama",');
+    const llama = { llama: { upstreams: [{ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }] } };
+    expect(notice({}, ROOT, { models: llama })).toContain('-d \'{"model":"auto",');
+    expect(notice({}, ROOT, { defaultModels: false, models: llama })).toContain('-d \'{"model":"llama",');
   });
 
   it('with HOST=0.0.0.0 points the browser at a loopback address, where the Secure cookie works', () => {

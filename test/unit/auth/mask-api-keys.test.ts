@@ -16,6 +16,8 @@ describe('maskApiKeys', () => {
   });
 
   it('leaves other text as it is', () => {
-    for (const text of ['', '/v1/chat/completions', 'fast', 'sk-proj-abc', 'sk_munja']) expect(maskApiKeys(text)).toBe(text);
+    for (const text of ['', '/v1/chat/completions', 'fast', 'sk-proj-abc', 'sk_munja', 'Bearer sk_munja_…', 'start with sk_munja_.']) {
+      expect(maskApiKeys(text)).toBe(text);
+    }
   });
 });

@@ -2,9 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config/load-config.ts';
+import type { Config } from '../../../src/config/config-types.ts';
+import { ConfigError, loadConfig, modelIdsFrom } from '../../../src/config/load-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'munja-config-'));
+const modelOf = (config: Config, id: string) => config.models.find((model) => model.id === id);
 function configFile(content: unknown): string {
   const path = join(dir, `${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
@@ -74,7 +76,7 @@ describe('loadConfig', () => {
       upstream: { idleTimeoutMs: 5, maxEventBytes: 4096, breaker: { ejectMs: 100 }, retry: { reserve: 0 } },
       models: { fast: { local: {} }, auto: { route: ['fast'], routePolicy: 'first' } },
     }) });
-    expect(config.models[1]!.target).toEqual({ kind: 'route', policy: 'first', models: ['fast'] });
+    expect(modelOf(config, 'auto')!.target).toEqual({ kind: 'route', policy: 'first', models: ['fast'] });
     expect(config.upstream).toEqual({ connectTimeoutMs: 5_000, firstByteTimeoutMs: 60_000, responseTimeoutMs: 600_000, idleTimeoutMs: 5, maxEventBytes: 4096 });
     expect(config.resilience.breaker).toEqual({ consecutiveFailures: 5, ejectMs: 100 });
     expect(config.resilience.retry).toEqual({ budgetPercent: 10, reserve: 0, backoffMs: 50 });
@@ -82,21 +84,21 @@ describe('loadConfig', () => {
 
   it('reads what each model supports: tools and response formats by default, content parts only when asked', () => {
     const upstreams = [{ baseUrl: 'http://h/v1' }];
-    const config = loadConfig({}, { models: { a: { upstreams }, b: { upstreams, supports: { tools: false, contentParts: true } }, c: { route: ['a', 'b'] } } });
+    const config = loadConfig({}, { defaultModels: false, models: { a: { upstreams }, b: { upstreams, supports: { tools: false, contentParts: true } }, c: { route: ['a', 'b'] } } });
     expect(config.models.map((model) => model.supports)).toEqual([
       { tools: true, responseFormat: true, contentParts: false },
       { tools: false, responseFormat: true, contentParts: true },
       { tools: true, responseFormat: true, contentParts: false },
     ]);
     // The built-in engine takes text parts too when asked (it refuses image parts per request).
-    expect(loadConfig({}, { models: { a: { local: {}, supports: { contentParts: true } } } }).models[0]!.supports.contentParts).toBe(true);
+    expect(loadConfig({}, { models: { a: { local: {}, supports: { contentParts: true } } } }).models.find((model) => model.id === 'a')!.supports.contentParts).toBe(true);
     expect(() => loadConfig({}, { models: { a: { upstreams }, r: { route: ['a'], supports: { tools: false } } } })).toThrow(/not to the route/);
     expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { a: { upstreams, supports: { vision: true } } } }) })).toThrow(/supports/);
   });
 
   it('reads upstream targets with their defaults', () => {
     const config = loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1/', model: 'Qwen/Qwen3-8B', weight: 3 }] } } }) });
-    expect(config.models[0]!.target).toEqual({
+    expect(modelOf(config, 'pro')!.target).toEqual({
       kind: 'upstreams',
       upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', origin: 'http://10.0.0.5:8000', chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'], model: 'Qwen/Qwen3-8B', apiKey: null, weight: 3, maxConnections: 64 }],
     });
@@ -104,7 +106,7 @@ describe('loadConfig', () => {
 
   it('reads the APIs an upstream speaks, with their paths beside chat/completions', () => {
     const config = loadConfig({}, { models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/api/v1/', api: ['messages', 'chat', 'responses'] }] } } });
-    expect(config.models[0]!.target).toMatchObject({
+    expect(config.models.find((model) => model.id === 'pro')!.target).toMatchObject({
       upstreams: [{ chatPath: '/api/v1/chat/completions', responsesPath: '/api/v1/responses', messagesPath: '/api/v1/messages', api: ['messages', 'chat', 'responses'] }],
     });
   });
@@ -125,7 +127,31 @@ describe('loadConfig', () => {
       upstreams: [{ origin: 'https://generativelanguage.googleapis.com', chatPath: '/v1beta/openai/chat/completions' }],
     });
     const file = loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:4000/api/openai' }] } } }) });
-    expect(file.models[0]?.target).toMatchObject({ upstreams: [{ chatPath: '/api/openai/chat/completions' }] });
+    expect(modelOf(file, 'pro')?.target).toMatchObject({ upstreams: [{ chatPath: '/api/openai/chat/completions' }] });
+  });
+
+  it('models in a file replace the default of their id and keep the others; "defaultModels": false serves only them', () => {
+    const ollama = { fast: { upstreams: [{ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2:3b' }] } };
+    const env = { MUNJA_CONFIG: configFile({ models: ollama }) };
+    const kept = loadConfig(env);
+    expect(kept.models.map((model) => model.id)).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm']);
+    expect(modelOf(kept, 'fast')!.target).toMatchObject({ kind: 'upstreams', upstreams: [{ model: 'llama3.2:3b' }] });
+    expect(modelOf(kept, 'pro')!.target).toMatchObject({ kind: 'local' });
+    expect(modelOf(kept, 'auto')!.target).toMatchObject({ kind: 'route', models: ['default', 'fast'] });
+    expect(kept.keptDefaultModels).toEqual(['auto', 'default', 'pro', 'hrllm']);
+    expect(modelIdsFrom(env)).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm']);
+
+    const added = loadConfig({ MUNJA_CONFIG: configFile({ models: { mine: { upstreams: [{ baseUrl: 'http://h/v1' }] }, auto: { route: ['mine'] } } }) });
+    expect(added.models.map((model) => model.id)).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm', 'mine']);
+    expect(modelOf(added, 'auto')!.target).toMatchObject({ models: ['mine'] });
+
+    const alone = { MUNJA_CONFIG: configFile({ defaultModels: false, models: ollama }) };
+    expect(loadConfig(alone).models.map((model) => model.id)).toEqual(['fast']);
+    expect(loadConfig(alone).keptDefaultModels).toEqual([]);
+    expect(modelIdsFrom(alone)).toEqual(['fast']);
+    expect(loadConfig({}).keptDefaultModels).toEqual([]);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ defaultModels: false, models: { auto: { route: ['default'] } } }) })).toThrow(/unknown model "default"/);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ defaultModels: 'no' }) })).toThrow(/defaultModels/);
   });
 
   it('refuses MUNJA_UPSTREAM_URL together with models in the config file', () => {

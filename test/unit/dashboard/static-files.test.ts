@@ -48,6 +48,11 @@ describe('StaticFiles', () => {
     expect(name('export const a = 1;')).not.toBe(name('export const a = 2;'));
   });
 
+  it('puts the attributes it is given on the shell\'s <html> element, escaped', () => {
+    const files = new StaticFiles(site({ 'index.html': '<!doctype html>\n<html lang="en"><body></body></html>' }), { 'data-session-cookie': 'secure', 'data-x': 'a"b' });
+    expect(files.shell.body.toString()).toBe('<!doctype html>\n<html data-session-cookie="secure" data-x="a&quot;b" lang="en"><body></body></html>');
+  });
+
   it('refuses import cycles and missing modules at start', () => {
     expect(() => new StaticFiles(site({ 'index.html': '', 'a.js': "import './b.js';", 'b.js': "import './a.js';" }))).toThrow(/cycle/);
     expect(() => new StaticFiles(site({ 'index.html': '', 'a.js': "import './gone.js';" }))).toThrow(/missing/);
