@@ -72,8 +72,7 @@ describe('munja serve', () => {
     const created = JSON.parse(cli('keys', 'create', '--account', 'live@example.com'));
     expect((await chat(server.port, created.key)).status).toBe(200);
     cli('keys', 'revoke', created.id);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await chat(server.port, created.key)).status).toBe(401);
+    await expect.poll(async () => (await chat(server.port, created.key)).status, { timeout: 1_100 }).toBe(401);
     cli('accounts', 'suspend', 'live@example.com');
     const second = JSON.parse(cli('keys', 'create', '--account', 'live@example.com'));
     expect((await chat(server.port, second.key)).status).toBe(403);
@@ -89,8 +88,7 @@ describe('munja serve', () => {
     expect(response.status).toBe(200);
     const body = response.text();
     server.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(server.stdout()).toContain('"msg":"draining"');
+    await expect.poll(server.stdout).toContain('"msg":"draining"');
     const text = await body;
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(await server.exited).toBe(0);
