@@ -55,12 +55,12 @@ describe('MCP over the SDK client', () => {
     const chat = tools[0]!;
     expect(chat.description).toMatch(/prompt/);
     expect(chat.inputSchema.required).toEqual(['model']);
-    expect((chat.inputSchema.properties?.['model'] as { enum: string[] }).enum).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm', 'relay']);
+    expect((chat.inputSchema.properties!['model'] as { enum: string[] }).enum).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm', 'relay']);
     expect(chat.outputSchema?.required).toEqual(['text', 'model', 'finish_reason', 'usage']);
 
     const scoped = await gateway.createKey({ models: ['fast', 'hrllm'] });
     const { tools: scopedTools } = await (await connect({ authorization: `Bearer ${scoped.key}` })).listTools();
-    expect((scopedTools[0]!.inputSchema.properties?.['model'] as { enum: string[] }).enum).toEqual(['fast', 'hrllm']);
+    expect((scopedTools[0]!.inputSchema.properties!['model'] as { enum: string[] }).enum).toEqual(['fast', 'hrllm']);
   });
 
   it('list_models returns the ids, descriptions and limits this key may use', async () => {
