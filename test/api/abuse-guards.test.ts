@@ -256,7 +256,8 @@ describe('buffered body bytes per process', () => {
         const response = await fetch(`${tight.origin}/v1/chat/completions`, {
           method: 'POST', headers: { authorization: `Bearer ${tightKey}`, 'content-type': 'application/json' }, body: chatBody({ messages: [{ role: 'user', content }], max_tokens: 2 }),
         });
-        return { status: response.status, code: response.ok ? null : ((await response.json()) as { error: { code: string } }).error.code };
+        const body = (await response.json()) as { error?: { code: string } };
+        return { status: response.status, code: body.error?.code ?? null };
       };
       await expect.poll(post).toEqual({ status: 503, code: 'overloaded' });
       holder.destroy();
