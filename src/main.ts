@@ -161,6 +161,7 @@ function reloadTls(app: { reloadTls(): void }, logger: Logger): void {
 async function servePrimary(proc: Process): Promise<number> {
   const { config, logger } = proc;
   const store = await openStore(config);
+  // oxlint-disable-next-line typescript/no-misused-promises -- finally() waits for the promise it is given
   const firstKey = await createFirstKey(store, config.dataDir).finally(() => store.close());
   // The primary serves GET /metrics: the sum of what every worker reports.
   const metrics = config.metrics === null ? null : await startMetricsServer(config.metrics, renderCluster(), logger);

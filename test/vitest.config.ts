@@ -19,12 +19,15 @@ export default defineConfig({
     root: fileURLToPath(new URL('..', import.meta.url)),
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Tests wait for conditions (expect.poll), never for fixed times; on a busy machine a condition
+    // can take seconds to hold. One that never holds still fails, after this long.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     projects: [
       // Threads start faster than forks; the unit files share no process state (about 60 s -> 40 s here).
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: needsRedis, pool: 'threads' },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: needsRedis, pool: 'threads', provide: { withoutRedis: true } },
       },
       { extends: true, test: { name: 'redis', include: needsRedis } },
       {

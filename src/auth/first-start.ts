@@ -24,7 +24,7 @@ export async function createFirstKey(store: Store, dataDir: string): Promise<Fir
     mkdirSync(dataDir, { recursive: true });
     opened = openNewKeyFile(dataDir);
   } catch (error) {
-    throw new Error(`cannot save the first API key in ${join(dataDir, FIRST_KEY_FILE)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Error(`cannot save the first API key in ${join(dataDir, FIRST_KEY_FILE)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
   }
   const { file, fd } = opened;
   try {

@@ -176,7 +176,6 @@ export class RedisLimiter implements Limiter {
     for (const timer of this.#timers) clearInterval(timer);
     const returns: Promise<unknown>[] = [];
     if (this.#health.reachable()) {
-      const now = performance.now();
       for (const state of this.#keys.values()) {
         state.expire(Infinity);
         if (!state.syncing && (state.owes() || state.allowance > 0)) returns.push(this.#call(state, [], false, true).catch(() => {}));

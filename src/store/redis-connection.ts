@@ -114,6 +114,7 @@ export async function connectRedis(config: RedisConfig, options: RedisClientOpti
       client.disconnect();
       cause ??= error;
       if (performance.now() + STARTUP_RETRY_MS >= deadline) {
+        // oxlint-disable-next-line preserve-caught-error -- the first failure is the cause: it says why
         throw new Error(`cannot connect to Redis at ${redactRedisUrl(config.url)}: ${(cause as Error).message}`, { cause });
       }
       await new Promise((resolve) => setTimeout(resolve, STARTUP_RETRY_MS));

@@ -205,7 +205,7 @@ class CompletionScanner implements CompletionFacts {
       plain = false;
       const escaped = bytes[++pos];
       if (escaped === 0x75) {
-        for (let end = pos + 4; pos < end;) if (!isHex(bytes[++pos])) throw INVALID;
+        for (const end = pos + 4; pos < end;) if (!isHex(bytes[++pos])) throw INVALID;
       } else if (escaped === undefined || !SIMPLE_ESCAPES.has(escaped)) {
         throw INVALID;
       }

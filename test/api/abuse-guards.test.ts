@@ -45,7 +45,19 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type LogLine = Record<string, unknown>;
+
+/** The request log line that `match` picks (from line `from` on), once written (lines go out in batches). */
+async function requestLine(target: LoggedGateway, match: (line: LogLine) => boolean, from = 0): Promise<LogLine> {
+  const find = () => target.lines().slice(from).find((line) => line.msg === 'request' && match(line));
+  await expect.poll(find).toBeDefined();
+  return find()!;
+}
+
+/** Waits until the gateway holds `count` requests open. */
+async function openRequests(target: LoggedGateway, count: number): Promise<void> {
+  await expect.poll(() => target.app.lifecycle.inFlight).toBe(count);
+}
 
 function mcpPost(auth: string, body: unknown): Promise<Response> {
   return fetch(`${gateway.origin}/mcp`, {
@@ -104,7 +116,7 @@ describe('small leaks', () => {
     const response = await fetch(`${gateway.origin}/v1/models/%E0%A4%A`, { headers: { authorization: `Bearer ${key}` } });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('model_not_found');
-    await sleep(100);
+    await requestLine(gateway, (line) => line.reqId === response.headers.get('x-request-id'));
     expect(gateway.lines().filter((line) => (line.level as number) >= 50 && line.msg !== 'request')).toEqual([]);
   });
 
@@ -134,17 +146,16 @@ describe('small leaks', () => {
     const response = await fetch(`${gateway.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     const id = response.headers.get('x-request-id');
     await response.text();
-    await sleep(100);
-    const line = gateway.lines().find((entry) => entry.reqId === id && entry.msg === 'request');
-    expect(line?.clientAddress).toBe('127.0.0.1');
+    expect((await requestLine(gateway, (line) => line.reqId === id)).clientAddress).toBe('127.0.0.1');
   });
 
   it('a client that leaves mid-body is a debug line without a stack, not an error', async () => {
+    const before = gateway.lines().length;
     const socket = await openSocket(gateway.app.port);
     socket.write(httpRequest('POST /v1/chat/completions HTTP/1.1', ['Host: x', `Authorization: Bearer ${key}`, 'Content-Type: application/json', 'Content-Length: 100000']) + '{"model":');
-    await sleep(200);
+    await openRequests(gateway, 1);
     socket.destroy();
-    await sleep(200);
+    await requestLine(gateway, (line) => line.path === '/v1/chat/completions', before);
     const lines = gateway.lines();
     expect(lines.filter((line) => (line.level as number) >= 50 && line.msg !== 'request')).toEqual([]);
     const left = lines.filter((line) => line.msg === 'client left before the answer');
@@ -158,9 +169,9 @@ describe('a client leaving mid-body on the dashboard', () => {
     const before = gateway.lines().length;
     const socket = await openSocket(gateway.app.port);
     socket.write(httpRequest('POST /dashboard/api/sign-in HTTP/1.1', ['Host: x', 'Content-Type: application/json', 'Content-Length: 1000']) + '{"email":');
-    await sleep(200);
+    await openRequests(gateway, 1);
     socket.destroy();
-    await sleep(200);
+    await requestLine(gateway, (line) => line.path === '/dashboard/api/sign-in', before);
     expect(gateway.lines().slice(before).filter((line) => (line.level as number) >= 50)).toEqual([]);
   });
 });
@@ -173,9 +184,8 @@ describe('trusted proxy', () => {
         const response = await fetch(`${target.origin}/health`, { headers: { 'x-forwarded-for': '203.0.113.9, 198.51.100.4' } });
         const id = response.headers.get('x-request-id');
         await response.text();
-        await sleep(100);
-        const line = target.lines().find((entry) => entry.reqId === id);
-        expect(line?.clientAddress).toBe(target === proxied ? '198.51.100.4' : '127.0.0.1');
+        const line = await requestLine(target, (entry) => entry.reqId === id);
+        expect(line.clientAddress).toBe(target === proxied ? '198.51.100.4' : '127.0.0.1');
       }
     } finally {
       await proxied.close();
@@ -191,14 +201,14 @@ describe('requests open per client address', () => {
       return socket;
     }));
     try {
-      await sleep(300);
+      await openRequests(gateway, 128);
       const refused = await fetch(`${gateway.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
       expect(refused.status).toBe(429);
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('too_many_open_requests');
     } finally {
       for (const socket of holders) socket.destroy();
     }
-    await sleep(200);
+    await openRequests(gateway, 0);
     expect((await fetch(`${gateway.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
   });
 
@@ -212,7 +222,7 @@ describe('requests open per client address', () => {
         socket.write(httpRequest('POST /v1/chat/completions HTTP/1.1', ['Host: x', `Authorization: Bearer ${cappedKey}`, 'Content-Type: application/json', 'Content-Length: 1000']) + '{');
         return socket;
       }));
-      await sleep(200);
+      await openRequests(capped, 2);
       const refused = await fetch(`${capped.origin}/v1/chat/completions`, {
         method: 'POST', headers: { authorization: `Bearer ${cappedKey}`, 'content-type': 'application/json' }, body: chatBody(),
       });
@@ -221,7 +231,7 @@ describe('requests open per client address', () => {
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('too_many_open_requests');
       expect((await fetch(`${capped.origin}/health`)).status).toBe(200); // probes are never capped
       for (const socket of holders) socket.destroy();
-      await sleep(200);
+      await openRequests(capped, 0);
       const served = await fetch(`${capped.origin}/v1/chat/completions`, {
         method: 'POST', headers: { authorization: `Bearer ${cappedKey}`, 'content-type': 'application/json' }, body: chatBody(),
       });
@@ -240,18 +250,18 @@ describe('buffered body bytes per process', () => {
       // One body of 250 KiB, 200 KiB of it sent, holds most of the budget…
       const holder = await openSocket(tight.app.port);
       holder.write(httpRequest('POST /v1/chat/completions HTTP/1.1', ['Host: x', `Authorization: Bearer ${tightKey}`, 'Content-Type: application/json', `Content-Length: ${250 * 1024}`]) + ' '.repeat(200 * 1024));
-      await sleep(300);
-      // …so a second big one does not fit.
+      // …so a second big one does not fit, once the first has arrived.
       const content = 'x'.repeat(150 * 1024);
-      const post = () => fetch(`${tight.origin}/v1/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${tightKey}`, 'content-type': 'application/json' }, body: chatBody({ messages: [{ role: 'user', content }], max_tokens: 2 }),
-      });
-      const refused = await post();
-      expect(refused.status).toBe(503);
-      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('overloaded');
+      const post = async () => {
+        const response = await fetch(`${tight.origin}/v1/chat/completions`, {
+          method: 'POST', headers: { authorization: `Bearer ${tightKey}`, 'content-type': 'application/json' }, body: chatBody({ messages: [{ role: 'user', content }], max_tokens: 2 }),
+        });
+        const body = (await response.json()) as { error?: { code: string } };
+        return { status: response.status, code: body.error?.code ?? null };
+      };
+      await expect.poll(post).toEqual({ status: 503, code: 'overloaded' });
       holder.destroy();
-      await sleep(200);
-      expect((await post()).status).toBe(200);
+      await expect.poll(post).toEqual({ status: 200, code: null });
     } finally {
       await tight.close();
     }

@@ -26,11 +26,12 @@ afterAll(async () => {
 it('keeps answering /v1 and resolving host names while 12 sign-ins hash', async () => {
   const { key } = await gateway.createKey();
   let signedIn = 0;
+  const begun = gateway.app.lifecycle.begun;
   // Each from an address of its own (127.0.0.x): one address may hold only 2 places in the hash queue.
   const clients = Array.from({ length: 12 }, (_, i) => new DashboardClient(gateway.origin, `127.0.0.${10 + i}`));
   const signIns = clients.map((client, i) => client.signIn(`burst${i}@example.com`, 'wrong password')
     .then((answer) => { signedIn++; return answer; }));
-  await new Promise((resolve) => setTimeout(resolve, 100)); // the hashes are running now
+  await expect.poll(() => gateway.app.lifecycle.begun - begun).toBe(12); // the sign-ins have arrived
   for (let i = 0; i < 5; i++) {
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {
       method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody({ max_tokens: 5 }),

@@ -35,8 +35,7 @@ describe('drain', () => {
     const stopped = gateway.app.shutdown();
     expect(gateway.app.lifecycle.phase).toBe('draining');
     probe.get('/readyz');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(probe.received()).toMatch(/^HTTP\/1\.1 503/);
+    await expect.poll(probe.received).toMatch(/^HTTP\/1\.1 503/);
     expect(probe.received()).toContain('"code":"not_ready"');
     expect((await body).endsWith('data: [DONE]\n\n')).toBe(true);
     expect(await stopped).toBe(true);

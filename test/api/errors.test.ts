@@ -145,7 +145,7 @@ describe('authentication (SPEC §5)', () => {
   it('a revoked key → 401, a suspended account → 403', async () => {
     const revoked = await gateway.createKey({ accountEmail: 'revoked@example.com' });
     await gateway.app.store.revokeKey(revoked.id);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await expect.poll(async () => (await postChat(chatBody(), undefined, `Bearer ${revoked.key}`)).status, { timeout: 1_100 }).toBe(401);
     expectError(await postChat(chatBody(), undefined, `Bearer ${revoked.key}`), 401, 'invalid_api_key');
 
     const suspended = await gateway.createKey({ accountEmail: 'suspended@example.com' });

@@ -163,14 +163,7 @@ describe('GET /metrics (one process)', () => {
       await reader.read();
       expect(sample(await scrape(slow.app.metricsPort!), 'munja_open_streams')).toBeGreaterThanOrEqual(1);
       await reader.cancel();
-      const deadline = Date.now() + 5_000;
-      let open = -1;
-      while (Date.now() < deadline) {
-        open = sample(await scrape(slow.app.metricsPort!), 'munja_open_streams')!;
-        if (open === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(open).toBe(0);
+      await expect.poll(async () => sample(await scrape(slow.app.metricsPort!), 'munja_open_streams')).toBe(0);
       const text = await scrape(slow.app.metricsPort!);
       // The client left mid-stream: 499.
       expect(sample(text, 'munja_requests_total{route="/v1/chat/completions",model="slow",status="499",outcome="client_closed"}')).toBe(1);

@@ -37,7 +37,7 @@ describe('overload', () => {
 
     controller.abort();
     await Promise.allSettled(busy.map((response) => response.text()));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => gateway.app.lifecycle.inFlight).toBe(0);
     const after = await stream();
     expect(after.status).toBe(200);
     await after.body?.cancel();
@@ -69,15 +69,12 @@ describe('per-key cap on requests in flight', () => {
 
       controller.abort();
       await Promise.allSettled(busy.map((response) => response.text()));
-      // The slots are freed when the aborted streams wind down: poll, bounded.
-      let status = 0;
-      for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      // The slots are freed when the aborted streams wind down.
+      await expect.poll(async () => {
         const again = await post(busyKey);
-        status = again.status;
         await again.body?.cancel();
-      }
-      expect(status).toBe(200);
+        return again.status;
+      }).toBe(200);
     } finally {
       await capped.close();
     }

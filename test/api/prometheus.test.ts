@@ -87,18 +87,13 @@ describe('the shipped rules and dashboard', () => {
     it('evaluates a recording rule over the scraped series', async () => {
       // Traffic keeps coming until a rate over two scrapes sees it.
       const query = 'munja:requests:rate5m{route="/v1/chat/completions",model="fast",status="200",outcome="ok"}';
-      const deadline = Date.now() + 30_000;
-      let value = 0;
-      while (Date.now() < deadline) {
+      await expect.poll(async () => {
         await someTraffic();
         const answer = await prometheus.api('query', { query });
         expect(answer.status).toBe('success');
         const result = (answer.data as { result: Array<{ value: [number, string] }> }).result;
-        value = result.length === 1 ? Number(result[0]!.value[1]) : 0;
-        if (value > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
-      expect(value).toBeGreaterThan(0);
+        return result.length === 1 ? Number(result[0]!.value[1]) : 0;
+      }, { timeout: 30_000, interval: 300 }).toBeGreaterThan(0);
       const failed = await prometheus.api('query', { query: 'munja:requests:rate5m{outcome="stream_failed"}' });
       expect((failed.data as { result: unknown[] }).result.length).toBe(1);
     }, 40_000);
@@ -108,15 +103,10 @@ describe('the shipped rules and dashboard', () => {
       const rules = (answer.data as { groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string }> }> }).groups.flatMap((group) => group.rules);
       expect(rules.map((rule) => rule.name).sort()).toEqual(['MunjaEventLoopLag', 'MunjaGatewayOverheadHigh', 'MunjaHigh5xxRatio', 'MunjaLimiterFallback', 'MunjaUpstreamEjected']);
       // Evaluated at least once (1 s interval) and without error.
-      const deadline = Date.now() + 10_000;
-      let unhealthy = rules;
-      while (Date.now() < deadline) {
+      await expect.poll(async () => {
         const again = await prometheus.api('rules', { type: 'alert' });
-        unhealthy = (again.data as typeof answer.data & { groups: Array<{ rules: typeof rules }> }).groups.flatMap((group) => group.rules).filter((rule) => rule.health !== 'ok');
-        if (unhealthy.length === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
-      expect(unhealthy).toEqual([]);
+        return (again.data as typeof answer.data & { groups: Array<{ rules: typeof rules }> }).groups.flatMap((group) => group.rules).filter((rule) => rule.health !== 'ok');
+      }, { interval: 300 }).toEqual([]);
     }, 20_000);
 
     it('accepts every query of the Grafana dashboard, and each names series that exist', async () => {

@@ -1,6 +1,6 @@
 // The start path a newcomer uses: `munja serve` on an empty data dir saves a first key once,
 // keys survive a restart, and SIGTERM drains in-flight streams before exiting 0.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,14 +68,20 @@ describe('munja serve', () => {
 
   it('sees keys the CLI creates and revokes while it runs, within a second', async () => {
     const server = await startServeProcess({ MUNJA_DATA: dataDir });
-    const cli = (...args: string[]) => execFileSync(process.execPath, ['src/cli/munja.ts', ...args, '--json'], { env: { ...process.env, MUNJA_DATA: dataDir } }).toString();
+    const run = (...args: string[]) => spawnSync(process.execPath, ['src/cli/munja.ts', ...args, '--json'], { env: { ...process.env, MUNJA_DATA: dataDir }, encoding: 'utf8' });
+    const cli = (...args: string[]) => {
+      const result = run(...args);
+      expect(result.status, result.stderr).toBe(0);
+      return result.stdout;
+    };
     const created = JSON.parse(cli('keys', 'create', '--account', 'live@example.com'));
     expect((await chat(server.port, created.key)).status).toBe(200);
     cli('keys', 'revoke', created.id);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await chat(server.port, created.key)).status).toBe(401);
+    await expect.poll(async () => (await chat(server.port, created.key)).status, { timeout: 1_100 }).toBe(401);
     cli('accounts', 'suspend', 'live@example.com');
-    const second = JSON.parse(cli('keys', 'create', '--account', 'live@example.com'));
+    const made = run('keys', 'create', '--account', 'live@example.com');
+    expect(made.stderr).toContain('account live@example.com is suspended'); // made, and the CLI says it is refused
+    const second = JSON.parse(made.stdout);
     expect((await chat(server.port, second.key)).status).toBe(403);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -89,8 +95,7 @@ describe('munja serve', () => {
     expect(response.status).toBe(200);
     const body = response.text();
     server.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(server.stdout()).toContain('"msg":"draining"');
+    await expect.poll(server.stdout).toContain('"msg":"draining"');
     const text = await body;
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(await server.exited).toBe(0);

@@ -62,6 +62,7 @@ describe.each(['embedded', 'redis'] as const)('sign-in under attack on the %s st
     expect((await clientAt('127.0.0.5').signUp(admin, PASSWORD)).status).toBe(200);
     let hashedBeforeAdmin = 0;
     let adminAnswered = false;
+    const begun = gateway.app.lifecycle.begun;
     const floods = ['127.0.0.6', '127.0.0.7'].flatMap((address) => {
       const client = clientAt(address);
       return Array.from({ length: 40 }, (_, i) => client.signIn(i % 2 === 0 ? admin : `nobody${i}@example.com`, `wrong password ${i}`)
@@ -70,7 +71,7 @@ describe.each(['embedded', 'redis'] as const)('sign-in under attack on the %s st
           return answer;
         }));
     });
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the floods are queued now
+    await expect.poll(() => gateway.app.lifecycle.begun - begun).toBe(80); // the floods have arrived
     const signedIn = await clientAt('127.0.0.8').signIn(admin, PASSWORD);
     adminAnswered = true;
     expect(signedIn.status).toBe(200);

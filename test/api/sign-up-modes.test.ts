@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/dashboard/password-hasher.ts';
 import { DashboardClient } from '../helpers/dashboard-client.ts';
 import { FAST_TEST_CONFIG, type TestGateway, startGateway } from '../helpers/gateway.ts';
+import { freePort } from '../helpers/redis-server.ts';
 
 const PASSWORD = 'correct horse battery';
 const CHOSEN = 'chosen on the confirmation page';
@@ -209,10 +210,7 @@ describe('email sign-up', () => {
 
 describe('email sign-up while the mail server is down', () => {
   it('answers 503 with Retry-After, makes no account, and stays up', async () => {
-    const smtp = new SMTPServer({ authOptional: true });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const { port } = smtp.server.address() as AddressInfo;
-    await new Promise<void>((resolve) => smtp.close(() => resolve())); // nothing listens there now
+    const port = await freePort(); // nothing listens there
     const gateway = await startGateway(
       { ...FAST_TEST_CONFIG, server: { dashboard: { signUp: 'email', publicUrl: 'https://munja.example' } } },
       { env: { MUNJA_SMTP_URL: `smtp://127.0.0.1:${port}`, MUNJA_MAIL_FROM: 'no-reply@munja.example' } },

@@ -233,9 +233,7 @@ describe('munja serve with TLS', () => {
 
     install(second);
     serve.child.kill('SIGHUP');
-    const deadline = Date.now() + 10_000;
-    while (!serve.stdout().includes('tls certificate reloaded') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(serve.stdout()).toContain('tls certificate reloaded');
+    await expect.poll(serve.stdout).toContain('tls certificate reloaded');
 
     const after = await openTls(serve.port);
     expect(after.fingerprint).toBe(second.fingerprint);

@@ -40,8 +40,7 @@ afterAll(async () => {
 });
 
 async function received(predicate: (spans: readonly ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
-  const deadline = Date.now() + 10_000;
-  while (!predicate(receiver.spans) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  await expect.poll(() => predicate(receiver.spans)).toBe(true);
   return receiver.spans;
 }
 
@@ -107,9 +106,7 @@ describe('an OTLP endpoint that cannot be reached', () => {
         expect(response.status).toBe(200);
         await response.text();
       }
-      const deadline = Date.now() + 10_000;
-      while (!logged.includes('"msg":"tracing: ') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(logged).toMatch(/"level":(40|50),[^\n]*"msg":"tracing: /);
+      await expect.poll(() => logged).toMatch(/"level":(40|50),[^\n]*"msg":"tracing: /);
     } finally {
       await unreachable.close();
     }

@@ -46,13 +46,9 @@ function chat(traced: Traced, body: string, headers: Record<string, string> = {}
   });
 }
 
-/** The spans of the one request whose server span has `requestId`, once it has ended. */
+/** The finished spans, once a server span has ended. */
 async function spansOf(exporter: InMemorySpanExporter): Promise<ReadableSpan[]> {
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline) {
-    if (exporter.getFinishedSpans().some((span) => span.kind === SpanKind.SERVER)) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await expect.poll(() => exporter.getFinishedSpans().some((span) => span.kind === SpanKind.SERVER)).toBe(true);
   return exporter.getFinishedSpans();
 }
 
@@ -185,13 +181,8 @@ describe('tracing on (parent-based, always on: the default sampler)', () => {
     const response = await chat(traced, chatBody({ model: 'fast', max_tokens: 2 }), { traceparent: TRACEPARENT });
     await response.text();
     const root = byName(await spansOf(traced.exporter), 'POST /v1/chat/completions');
-    const deadline = Date.now() + 5_000;
-    let line: Record<string, unknown> | undefined;
-    while (line === undefined && Date.now() < deadline) {
-      line = traced.logs().find((entry) => entry.msg === 'request' && entry.span_id === root.spanContext().spanId);
-      if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(line).toMatchObject({ trace_id: CLIENT_TRACE, route: '/v1/chat/completions', outcome: 'ok', status: 200 });
+    await expect.poll(() => traced.logs().find((entry) => entry.msg === 'request' && entry.span_id === root.spanContext().spanId))
+      .toMatchObject({ trace_id: CLIENT_TRACE, route: '/v1/chat/completions', outcome: 'ok', status: 200 });
   });
 });
 
@@ -220,7 +211,8 @@ describe('a request the sampler drops', () => {
       const seen = await mock.waitForRequests(2);
       expect(seen[0]!.headers.traceparent).toMatch(new RegExp(`^00-${CLIENT_TRACE}-[0-9a-f]{16}-00$`));
       expect(seen[1]!.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // A span would have ended before its request's log line was written.
+      await expect.poll(() => traced.logs().filter((entry) => entry.msg === 'request')).toHaveLength(2);
       expect(traced.exporter.getFinishedSpans()).toEqual([]);
     } finally {
       await traced.gateway.close();

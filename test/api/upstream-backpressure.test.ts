@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';
+import { waitUntilStill } from '../helpers/still.ts';
 
 const CHUNKS = 600;
 const CHUNK_BYTES = 64 * 1024;
@@ -23,17 +24,6 @@ afterAll(async () => {
   await mock.close();
 });
 
-async function settled(read: () => number, quietMs = 500, timeoutMs = 10_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let last = read();
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, quietMs));
-    const now = read();
-    if (now === last || Date.now() > deadline) return now;
-    last = now;
-  }
-}
-
 describe('backpressure', () => {
   it('pauses the upstream while the client does not read, then delivers everything', async () => {
     const body = chatBody({ stream: true, messages: [{ role: 'user', content: `mock:${JSON.stringify({ kind: 'stream', chunks: CHUNKS, chunkBytes: CHUNK_BYTES })}` }] });
@@ -42,7 +32,7 @@ describe('backpressure', () => {
     socket.pause();
     socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     await mock.waitForRequests(1);
-    const stalledAt = await settled(() => mock.requests[0]!.chunksWritten);
+    const stalledAt = await waitUntilStill(() => mock.requests[0]!.chunksWritten, 500);
     expect(stalledAt).toBeGreaterThan(0);
     expect(stalledAt).toBeLessThan(CHUNKS / 2);
     expect(mock.requests[0]!.waitingForDrain).toBe(true);
@@ -75,7 +65,8 @@ describe('backpressure', () => {
       body,
     });
     expect(response.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // not reading yet
+    // Not reading yet: the backlog builds until the upstream has sent everything or is held back.
+    await mock.waitFor(() => mock.requests.at(-1)!.finished || mock.requests.at(-1)!.waitingForDrain, 'a backlog');
     const events = (await response.text()).split('\n\n').filter((event) => event.startsWith('data: {'));
     const chunks = events.map((event) => JSON.parse(event.slice('data: '.length)) as { model: string; choices: { delta: { content?: string } }[] });
     const contents = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').filter((content) => content !== '');

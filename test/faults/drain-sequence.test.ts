@@ -33,14 +33,6 @@ function keepAlive(port: number) {
   };
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -59,12 +51,12 @@ describe('drain', () => {
     const client = keepAlive(gateway.port);
     await client.connected;
     client.get('/health');
-    await until(() => client.received().includes('{"status":"ok"}'), 'the first answer');
+    await expect.poll(client.received).toContain('{"status":"ok"}');
     expect(client.received().toLowerCase()).not.toContain('connection: close');
 
     gateway.app.lifecycle.beginDrain(); // what a stop signal does first
     client.get('/readyz');
-    await until(client.closed, 'the keep-alive connection to close');
+    await expect.poll(client.closed).toBe(true);
     const second = client.received().slice(client.received().indexOf('HTTP/1.1', 10));
     expect(second).toMatch(/^HTTP\/1\.1 503/);
     expect(second).toContain('"code":"not_ready"');
@@ -98,7 +90,7 @@ describe('drain', () => {
     const reader = streaming.body!.getReader();
     let text = new TextDecoder().decode((await reader.read()).value);
     const json = call(false);
-    await until(() => gateway.app.lifecycle.inFlight === 2, 'both requests in flight');
+    await expect.poll(() => gateway.app.lifecycle.inFlight).toBe(2);
 
     expect(await gateway.app.shutdown()).toBe(false);
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value);
@@ -126,7 +118,7 @@ describe('drain', () => {
     });
     const streamed = stream.text();
     server.child.kill('SIGTERM');
-    await until(() => server.stdout().includes('"msg":"draining"'), 'the draining line');
+    await expect.poll(server.stdout).toContain('"msg":"draining"');
     const readyz = await rawRequest(server.port, 'GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(readyz.status).toBe(503);
     const late = await rawRequest(server.port, post(key, chatBody()));
@@ -143,7 +135,7 @@ describe('drain', () => {
     writeFileSync(config, JSON.stringify({ server: { drainDelayMs: 60_000 } }));
     const server = await startServeProcess({ MUNJA_DATA: join(dir, 'second'), MUNJA_CONFIG: config });
     server.child.kill('SIGTERM');
-    await until(() => server.stdout().includes('"msg":"draining"'), 'the draining line');
+    await expect.poll(server.stdout).toContain('"msg":"draining"');
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(1);
     expect(server.stdout()).not.toContain('"msg":"stopped"');

@@ -16,6 +16,8 @@ import { chunksOf } from '../helpers/sse.ts';
 const CLIENTS = 10;
 const MAX_REQUESTS = 20_000; // a bound on the load whatever happens
 const PROBE_EVERY_MS = 100;
+// Each step waits for a condition; under this load one can take many seconds to hold.
+const UNDER_LOAD = { timeout: 30_000 };
 
 let redis: TestRedis;
 const dir = mkdtempSync(join(tmpdir(), 'munja-rolling-'));
@@ -95,15 +97,8 @@ describe('rolling restart', () => {
     const client = async (index: number): Promise<void> => {
       for (let n = index; !stop && outcomes.length < MAX_REQUESTS; n++) await send(n % 2 === 0);
     };
-    const until = async (check: () => boolean, what: string): Promise<void> => {
-      const deadline = Date.now() + 30_000;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
     const restart = async (backend: Instance): Promise<void> => {
-      await until(() => backend.inFlight > 0, `requests in flight to ${backend.name}`);
+      await expect.poll(() => backend.inFlight, UNDER_LOAD).toBeGreaterThan(0);
       events.push(`${backend.name} SIGTERM`);
       backend.process!.child.kill('SIGTERM');
       expect(await backend.process!.exited).toBe(0);
@@ -111,20 +106,20 @@ describe('rolling restart', () => {
       events.push(`${backend.name} exited`);
       backend.generation++;
       backend.process = await startServeProcess(env(backend));
-      await until(() => backend.ready, `${backend.name} ready again`);
+      await expect.poll(() => backend.ready, UNDER_LOAD).toBe(true);
       events.push(`${backend.name} ready`);
     };
 
     try {
-      await until(() => a.ready && b.ready, 'both backends ready');
+      await expect.poll(() => a.ready && b.ready, UNDER_LOAD).toBe(true);
       const load = Promise.all(Array.from({ length: CLIENTS }, (_, index) => client(index)));
-      await until(() => outcomes.length >= 20, 'load before the restarts');
+      await expect.poll(() => outcomes.length, UNDER_LOAD).toBeGreaterThanOrEqual(20); // load before the restarts
       await restart(a);
-      await until(() => outcomes.some((outcome) => outcome.backend === 'A2'), 'the new A to serve');
+      await expect.poll(() => outcomes.some((outcome) => outcome.backend === 'A2'), UNDER_LOAD).toBe(true);
       await restart(b);
-      await until(() => outcomes.some((outcome) => outcome.backend === 'B2'), 'the new B to serve');
+      await expect.poll(() => outcomes.some((outcome) => outcome.backend === 'B2'), UNDER_LOAD).toBe(true);
       const sent = outcomes.length;
-      await until(() => outcomes.length >= sent + 20, 'load after the restarts');
+      await expect.poll(() => outcomes.length, UNDER_LOAD).toBeGreaterThanOrEqual(sent + 20); // load after the restarts
       stop = true;
       await load;
     } finally {

@@ -30,7 +30,9 @@ afterAll(async () => {
 });
 
 interface Call {
-  /** The process prefix of x-request-id (`req_` + 12 hex digits); set when the headers arrive. */
+  /** x-request-id; set when the headers arrive. */
+  id: string;
+  /** The process prefix of x-request-id (`req_` + 12 hex digits). */
   prefix: string;
   status: number;
   text: string;
@@ -42,13 +44,14 @@ interface Call {
 
 /** A request on a connection of its own, so that the kernel may hand it to either worker. */
 function call(port: number, key: string, body: string): Call {
-  const result = { prefix: '', status: 0, text: '', complete: false } as Call;
+  const result = { id: '', prefix: '', status: 0, text: '', complete: false } as Call;
   (result as { settled: Promise<void> }).settled = new Promise<void>((resolve) => {
     const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/chat/completions', agent: false, headers: {
       authorization: `Bearer ${key}`, 'content-type': 'application/json',
     } }, (res) => {
       result.status = res.statusCode ?? 0;
-      result.prefix = String(res.headers['x-request-id'] ?? '').slice(0, 16);
+      result.id = String(res.headers['x-request-id'] ?? '');
+      result.prefix = result.id.slice(0, 16);
       res.on('data', (chunk: Buffer) => { result.text += chunk.toString(); });
       res.on('error', () => {});
       res.on('close', () => { result.complete = res.complete; resolve(); });
@@ -57,14 +60,6 @@ function call(port: number, key: string, body: string): Call {
     req.end(body);
   });
   return result;
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('worker crash', () => {
@@ -77,9 +72,11 @@ describe('worker crash', () => {
     // Each worker's id prefix and pid, from the request log lines of short requests.
     const pidOf = new Map<string, number>();
     for (let tries = 0; pidOf.size < 2 && tries < 100; tries++) {
-      await call(server.port, key, chatBody({ max_tokens: 2 })).settled;
-      await new Promise((resolve) => setTimeout(resolve, 50)); // log lines are written in batches
-      for (const match of server.stdout().matchAll(/"pid":(\d+),"reqId":"(req_[0-9a-f]{12})/g)) pidOf.set(match[2]!, Number(match[1]));
+      const answer = call(server.port, key, chatBody({ max_tokens: 2 }));
+      await answer.settled;
+      const line = new RegExp(`"pid":(\\d+),"reqId":"${answer.id}"`);
+      await expect.poll(server.stdout).toMatch(line); // log lines are written in batches
+      pidOf.set(answer.prefix, Number(line.exec(server.stdout())![1]));
     }
     expect([...pidOf.values()].sort()).toEqual(readyPids().sort());
 
@@ -89,7 +86,7 @@ describe('worker crash', () => {
     while (prefixes().size < 2 && streams.length < 40) {
       const batch = Array.from({ length: 4 }, () => call(server.port, key, chatBody({ model: 'slow', stream: true, max_tokens: 100 })));
       streams.push(...batch);
-      await until(() => batch.every((stream) => stream.text.includes('data: ')), 'the first events');
+      await expect.poll(() => batch.every((stream) => stream.text.includes('data: '))).toBe(true);
     }
     expect(prefixes().size).toBe(2);
     const [victimPrefix, survivorPrefix] = [...prefixes()] as [string, string];
@@ -108,8 +105,8 @@ describe('worker crash', () => {
     }
     for (const stream of cut) expect(stream.complete && stream.text.endsWith('data: [DONE]\n\n')).toBe(false);
 
-    await until(() => server.stdout().includes(`"workerPid":${victim},`) && server.stdout().includes('worker died; restarting it'), 'the restart');
-    await until(() => readyPids().length === 3, 'a replacement worker');
+    await expect.poll(server.stdout).toMatch(new RegExp(`"workerPid":${victim},[^\\n]*"msg":"worker died; restarting it"`));
+    await expect.poll(readyPids, { timeout: 20_000 }).toHaveLength(3); // a replacement worker
     const served = new Set<string>();
     for (let tries = 0; tries < 60 && ![...served].some((prefix) => prefix !== survivorPrefix); tries++) {
       const answer = call(server.port, key, chatBody({ max_tokens: 2 }));

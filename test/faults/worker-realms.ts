@@ -4,6 +4,7 @@
 // thread sleeps in Atomics.wait and handles inspector messages only while it runs a task, so the
 // caller passes `poke`, which gives the workers work (a local-engine request) until they answer.
 import { Session } from 'node:inspector/promises';
+import { vi } from 'vitest';
 
 export interface WorkerRealms {
   /** Worker threads attached so far. */
@@ -31,8 +32,8 @@ export async function attachWorkerRealms(guardMs = 5_000): Promise<WorkerRealms>
     replies.get(`${message.params.sessionId}:${reply.id}`)?.(reply);
   });
   await session.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
-  const deadline = Date.now() + guardMs;
-  while (workers.size === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  // The caller checks `count`: none attached within the guard leaves it 0.
+  await vi.waitUntil(() => workers.size > 0, { timeout: guardMs, interval: 20 }).catch(() => {});
   let nextId = 1;
 
   function ask(sessionId: string, expression: string): Promise<unknown> {

@@ -51,7 +51,7 @@ describe('request parser and validator, fuzzed', () => {
         outcomes.accepted++;
       } catch (error) {
         if (!(error instanceof ApiError) || error.status < 400 || error.status > 499) {
-          throw new Error(`iteration ${i}: ${String(error)} for body ${JSON.stringify(Buffer.from(body).toString('latin1').slice(0, 200))}`);
+          throw new Error(`iteration ${i}: ${String(error)} for body ${JSON.stringify(Buffer.from(body).toString('latin1').slice(0, 200))}`, { cause: error });
         }
         outcomes.refused++;
       }

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { vi } from 'vitest';
 import { freePort } from './redis-server.ts';
 
 export interface TestPrometheus {
@@ -41,19 +42,14 @@ export async function startPrometheus(targets: readonly string[], ruleFiles: rea
     rmSync(dir, { recursive: true, force: true });
   };
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`prometheus exited with ${child.exitCode}:\n${output}`);
-    }
-    const ready = await fetch(`${base}/-/ready`).then((response) => response.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`prometheus did not become ready:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await vi.waitUntil(() => {
+      if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}`);
+      return fetch(`${base}/-/ready`).then((response) => response.ok, () => false);
+    }, { timeout: 20_000, interval: 100 });
+  } catch (error) {
+    await stop();
+    throw new Error(`prometheus did not become ready:\n${output}`, { cause: error });
   }
   return {
     port,

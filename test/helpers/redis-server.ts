@@ -3,6 +3,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Set for the lanes that must run on a machine without Redis (test/vitest.config.ts). */
+    withoutRedis?: boolean;
+  }
+}
 
 export interface TestRedis {
   readonly port: number;
@@ -36,6 +44,9 @@ function launch(port: number, appendOnlyDir: string | undefined): Promise<ChildP
 
 /** Starts redis-server with `args` and resolves once it prints `readyText`. */
 export function spawnRedis(args: readonly string[], readyText = 'Ready to accept connections'): Promise<ChildProcess> {
+  if (inject('withoutRedis') === true) {
+    return Promise.reject(new Error('this lane runs without Redis: list the test file in needsRedis (test/vitest.config.ts)'));
+  }
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';

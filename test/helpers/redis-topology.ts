@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
+import { expect, vi } from 'vitest';
 import { freePort, spawnRedis, terminate } from './redis-server.ts';
 
 const run = promisify(execFile);
@@ -31,13 +32,9 @@ async function startNode(args: readonly string[], readyText?: string): Promise<N
   return { port, child: await spawnRedis([...BASE, '--port', String(port), ...args], readyText) };
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+// Forming a topology and failing over take seconds; a check that throws has not held yet. (Topologies
+// start in beforeAll hooks, where expect.poll is not available.)
+const SETTLING = { timeout: 20_000, interval: 100 };
 
 async function stopAll(nodes: readonly Node[], dir: string): Promise<void> {
   await Promise.all(nodes.map((node) => terminate(node.child, 'SIGKILL')));
@@ -53,14 +50,14 @@ export async function startRedisCluster(): Promise<TestTopology> {
   const admin = new Cluster([{ host: '127.0.0.1', port: nodes[0]!.port }], { lazyConnect: true });
   admin.on('error', () => {});
   const state = async (port: number) => (await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout;
-  await until(async () => (await Promise.all(nodes.map((node) => state(node.port)))).every((info) => info.includes('cluster_state:ok')), 'the cluster');
+  await vi.waitFor(async () => expect((await Promise.all(nodes.map((node) => state(node.port)))).every((info) => info.includes('cluster_state:ok'))).toBe(true), SETTLING);
   // A replica takes over only once it has synced (the first sync starts seconds after it connects):
   // killed before that, a master is never replaced.
   const synced = async (port: number) => {
     const { stdout } = await run('redis-cli', ['-p', String(port), 'info', 'replication']);
     return stdout.includes('role:master') || stdout.includes('master_link_status:up');
   };
-  await until(async () => (await Promise.all(nodes.map((node) => synced(node.port)))).every(Boolean), 'the replicas to sync');
+  await vi.waitFor(async () => expect((await Promise.all(nodes.map((node) => synced(node.port)))).every(Boolean)).toBe(true), SETTLING);
   await admin.connect();
   const masters = () => admin.nodes('master');
   return {
@@ -89,10 +86,10 @@ export async function startRedisCluster(): Promise<TestTopology> {
           client.disconnect();
         }
       };
-      await until(async () => {
+      await vi.waitFor(async () => {
         const current = await ownerNow();
-        return current !== undefined && current !== owner && (await state(alive[0]!.port)).includes('cluster_state:ok');
-      }, 'the failover');
+        expect(current !== undefined && current !== owner && (await state(alive[0]!.port)).includes('cluster_state:ok')).toBe(true);
+      }, SETTLING); // the failover
     },
     async stop() {
       admin.disconnect();
@@ -103,8 +100,9 @@ export async function startRedisCluster(): Promise<TestTopology> {
 
 export async function startRedisSentinel(): Promise<TestTopology> {
   const dir = mkdtempSync(join(tmpdir(), 'munja-sentinel-'));
-  const master = await startNode([]);
-  const replica = await startNode(['--replicaof', '127.0.0.1', String(master.port)]);
+  // A replica writes the copy it syncs into its --dir (the working directory by default).
+  const master = await startNode(['--dir', dir]);
+  const replica = await startNode(['--dir', dir, '--replicaof', '127.0.0.1', String(master.port)]);
   const sentinels = await Promise.all([0, 1, 2].map(async (index) => {
     const port = await freePort();
     const file = join(dir, `sentinel-${index}.conf`);
@@ -136,7 +134,7 @@ export async function startRedisSentinel(): Promise<TestTopology> {
       client.disconnect();
     }
   };
-  await until(async () => onMaster(async (client) => /connected_slaves:1/.test(await client.info('replication'))), 'the replica');
+  await vi.waitFor(async () => expect(await onMaster((client) => client.info('replication'))).toContain('connected_slaves:1'), SETTLING);
   return {
     url: `redis+sentinel://${sentinels.map((node) => `127.0.0.1:${node.port}`).join(',')}/mymaster`,
     async flush() {
@@ -147,7 +145,7 @@ export async function startRedisSentinel(): Promise<TestTopology> {
       const node = nodes.find((candidate) => candidate.port === port)!;
       await terminate(node.child, 'SIGKILL');
       node.child = null;
-      await until(async () => (await currentMaster()) !== port, 'the failover');
+      await vi.waitFor(async () => expect(await currentMaster()).not.toBe(port), SETTLING); // the failover
     },
     async stop() {
       await stopAll([...sentinels, ...nodes], dir);

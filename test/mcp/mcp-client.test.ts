@@ -55,12 +55,12 @@ describe('MCP over the SDK client', () => {
     const chat = tools[0]!;
     expect(chat.description).toMatch(/prompt/);
     expect(chat.inputSchema.required).toEqual(['model']);
-    expect((chat.inputSchema.properties?.['model'] as { enum: string[] }).enum).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm', 'relay']);
+    expect((chat.inputSchema.properties!['model'] as { enum: string[] }).enum).toEqual(['auto', 'default', 'pro', 'fast', 'hrllm', 'relay']);
     expect(chat.outputSchema?.required).toEqual(['text', 'model', 'finish_reason', 'usage']);
 
     const scoped = await gateway.createKey({ models: ['fast', 'hrllm'] });
     const { tools: scopedTools } = await (await connect({ authorization: `Bearer ${scoped.key}` })).listTools();
-    expect((scopedTools[0]!.inputSchema.properties?.['model'] as { enum: string[] }).enum).toEqual(['fast', 'hrllm']);
+    expect((scopedTools[0]!.inputSchema.properties!['model'] as { enum: string[] }).enum).toEqual(['fast', 'hrllm']);
   });
 
   it('list_models returns the ids, descriptions and limits this key may use', async () => {
@@ -173,11 +173,11 @@ describe('MCP over the SDK client', () => {
     // Every MCP message counts against the key's rate, not only completions: the POST is refused.
     await expect(callTool(client, 'list_models', {})).rejects.toMatchObject({ code: 429 });
 
-    await new Promise((resolve) => setTimeout(resolve, 1200));
     const today = new Date().toISOString().slice(0, 10);
-    const [usage] = await gateway.app.store.usageByDay([limited.id], today, today);
     const { usage: billed } = first.structuredContent as { usage: { prompt_tokens: number; completion_tokens: number } };
-    expect(usage).toMatchObject({ requests: 1, promptTokens: billed.prompt_tokens, completionTokens: billed.completion_tokens });
+    // The usage recorder flushes once a second.
+    await expect.poll(async () => (await gateway.app.store.usageByDay([limited.id], today, today))[0])
+      .toMatchObject({ requests: 1, promptTokens: billed.prompt_tokens, completionTokens: billed.completion_tokens });
   });
 
   it('refuses a client without a key (401)', async () => {

@@ -1,6 +1,7 @@
 // With Redis the key lookup takes a round trip, so the body starts arriving before the key is
 // known: what came with the headers is held, the socket paused, and reading resumes once the key
 // is good. A body sent in pieces across that wait arrives whole; a bad key is refused unread.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-key.ts';
 import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -20,7 +21,6 @@ afterAll(async () => {
   await redis.stop();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function sendInPieces(auth: string, pieces: readonly Buffer[]): Promise<ReturnType<typeof parseResponses>['responses']> {
   const socket = await openSocket(gateway.port);
@@ -31,9 +31,9 @@ async function sendInPieces(auth: string, pieces: readonly Buffer[]): Promise<Re
   socket.write(httpRequest('POST /v1/chat/completions HTTP/1.1', ['Host: x', `Authorization: Bearer ${auth}`, 'Content-Type: application/json', `Content-Length: ${total}`]));
   for (const piece of pieces) {
     socket.write(piece);
-    await sleep(30);
+    await sleep(30); // the pieces arrive apart, while the key is being checked
   }
-  for (let tries = 0; tries < 200 && parseResponses(Buffer.concat(chunks)).responses.length === 0; tries++) await sleep(25);
+  await expect.poll(() => parseResponses(Buffer.concat(chunks)).responses).not.toHaveLength(0);
   socket.destroy();
   return parseResponses(Buffer.concat(chunks)).responses;
 }

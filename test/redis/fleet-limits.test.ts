@@ -6,8 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_REDIS } from '../../src/config/default-config.ts';
+import { FLEET_KEY } from '../../src/ratelimit/fleet-registry.ts';
 import { chatBody } from '../helpers/http.ts';
 import { startRedis, type TestRedis } from '../helpers/redis-server.ts';
 import { killServeProcesses, type ServeProcess, startServeProcess } from '../helpers/serve-process.ts';
@@ -56,6 +58,22 @@ async function measuredBurst(instances: readonly ServeProcess[], key: string, rp
   const statuses = await burst(instances, key, count);
   const allowed = rpm + Math.floor(((performance.now() - started) * rpm) / 60_000);
   return { admitted: statuses.filter((status) => status === 200).length, allowed, others: statuses.filter((status) => status !== 200 && status !== 429) };
+}
+
+/**
+ * Waits until `count` instances are in the fleet and each has beaten since: each then counts the
+ * whole fleet, and its limiter has had an answer from Redis.
+ */
+async function fleetBeaten(count: number): Promise<void> {
+  const admin = new Redis(redis.url);
+  try {
+    await expect.poll(() => admin.zcard(FLEET_KEY)).toBeGreaterThanOrEqual(count);
+    const [seconds, micros] = await admin.time();
+    const since = Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+    await expect.poll(() => admin.zcount(FLEET_KEY, since + 1, '+inf')).toBeGreaterThanOrEqual(count);
+  } finally {
+    admin.disconnect();
+  }
 }
 
 async function stop(instances: readonly ServeProcess[]): Promise<void> {
@@ -109,7 +127,7 @@ describe('a fleet on the default settings', () => {
     try {
       const rpm = 120; // two a second
       const key = createKey('outage@example.com', rpm);
-      await sleep(2_500); // every instance has a heartbeat in: three live instances
+      await fleetBeaten(3); // three live instances, as every instance sees it
       // Spend the bucket, so that every instance has seen it empty in Redis (in waves below the
       // default concurrency cap of 64); the last wave found it empty: below one request.
       let emptyAt = performance.now();
@@ -135,7 +153,7 @@ describe('a fleet on the default settings', () => {
       expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(DEFAULT_REDIS.commandTimeoutMs + 1_000);
 
       await redis.restart();
-      await sleep(3_000);
+      await fleetBeaten(3); // every instance's limiter talks to Redis again
       // A new bucket in the restarted (empty) Redis: exact again.
       const statuses = await burst(instances, createKey('resumed@example.com', 30), 90);
       expect(statuses.filter((status) => status === 200)).toHaveLength(30);

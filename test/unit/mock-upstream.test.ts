@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Behavior, type MockUpstream, startMockUpstream } from '../helpers/mock-upstream.ts';
 import { chunksOf } from '../helpers/sse.ts';
+import { waitUntilStill } from '../helpers/still.ts';
 
 let mock: MockUpstream;
 beforeEach(async () => {
@@ -109,11 +110,7 @@ describe('mock upstream', () => {
         `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     // The first stalls are brief while the kernel's socket buffers fill; then the writes stop for good.
-    let stalledAt = -1;
-    for (let tries = 0; tries < 50 && stalledAt !== mock.requests[0]?.chunksWritten; tries++) {
-      stalledAt = mock.requests[0]?.chunksWritten ?? 0;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const stalledAt = await waitUntilStill(() => mock.requests[0]?.chunksWritten ?? 0, 100);
     expect(mock.requests[0]?.waitingForDrain).toBe(true);
     expect(stalledAt).toBeLessThan(400);
 

@@ -10,8 +10,7 @@ describe('test redis-server', () => {
     await client.set('k', 'v');
     expect(await client.get('k')).toBe('v');
     await redis.restart();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await client.get('k')).toBeNull();
+    await expect.poll(() => client.get('k')).toBeNull(); // once the client has reconnected
     client.disconnect();
     await redis.stop();
   });

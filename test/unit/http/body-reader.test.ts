@@ -1,4 +1,5 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors/api-error.ts';
 import { BodyBudget } from '../../../src/http/body-budget.ts';
@@ -49,16 +50,20 @@ beforeAll(async () => {
 
 afterAll(() => listening.close());
 
+/** Writes each piece 30 ms after the one before (a write error shows on the socket). */
+async function sendApart(socket: Socket, pieces: readonly string[]): Promise<void> {
+  for (const [index, piece] of pieces.entries()) {
+    if (index > 0) await sleep(30);
+    socket.write(piece);
+  }
+}
+
 /** Sends a POST whose body goes in `pieces`, 30 ms apart; resolves with what the reader saw. */
 function post(path: string, pieces: readonly string[]): Promise<Seen> {
   const length = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
   const result = new Promise<Seen>((resolve) => seen.set(path, resolve));
-  const socket = connect(listening.port, '127.0.0.1', async () => {
-    socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${length}\r\n\r\n${pieces[0]}`);
-    for (const piece of pieces.slice(1)) {
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      socket.write(piece);
-    }
+  const socket = connect(listening.port, '127.0.0.1', () => {
+    void sendApart(socket, [`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${length}\r\n\r\n${pieces[0]}`, ...pieces.slice(1)]);
   });
   socket.on('data', () => socket.end());
   socket.on('error', () => {});

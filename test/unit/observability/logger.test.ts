@@ -2,6 +2,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../../../src/http/request-context.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
@@ -37,7 +38,7 @@ describe('logger', () => {
     const fd = openSync(join(dir, 'out.log'), 'w');
     try {
       const { logger, requestLog, drain } = createLogger('info', fd);
-      await new Promise((resolve) => setTimeout(resolve, 20)); // the destination opens on the next turn
+      await nextTurn(); // the destination opens on the next turn
       const count = 3_000; // several batches
       for (let i = 0; i < count; i += 1) {
         if (i % 2 === 0) requestLog.write(requestContext(String(i)));
@@ -58,12 +59,12 @@ describe('logger', () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       const { logger, flush } = createLogger('info', fd);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await nextTurn();
       const buffersBefore = process.memoryUsage().arrayBuffers;
       const padding = 'x'.repeat(1000);
       for (let i = 0; i < 64 * 1024; i += 1) logger.info({ i, padding }, 'line'); // ~64 MiB
       const held = process.memoryUsage().arrayBuffers - buffersBefore;
-      await new Promise((resolve) => setTimeout(resolve, 250)); // failed writes and timed flushes
+      await sleep(250); // failed writes and a few timed flushes (every 100 ms)
       flush();
       expect(held).toBeLessThan(32 * 1024 * 1024);
       const reports = stderr.mock.calls.map(([text]) => String(text)).filter((text) => text.includes('log lines are being lost'));

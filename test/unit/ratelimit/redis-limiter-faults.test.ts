@@ -13,9 +13,12 @@ import { RedisLimiter } from '../../../src/ratelimit/redis-limiter.ts';
 import { subject } from '../../contract/limiter-contract.ts';
 import { startRedis, type TestRedis } from '../../helpers/redis-server.ts';
 
+// "At once" means before the ceiling: an answer that waited for Redis takes the ceiling at least.
+// These bound hanging, not speed.
 const CEILING_MS = DEFAULT_REDIS.commandTimeoutMs;
-// Bounds about hanging, not speed: "at once" and "within the ceiling" with room for a busy machine.
-const AT_ONCE_MS = 250;
+// Leases short enough for a test, long enough that a loaded machine's late timers still renew the
+// living holder in time.
+const LEASE_MS = 1_500;
 
 let redis: TestRedis;
 let admin: Redis;
@@ -52,15 +55,6 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   return { value, ms: performance.now() - start };
 }
 
-async function until(check: () => Promise<boolean>, withinMs: number): Promise<number> {
-  const start = performance.now();
-  while (!(await check())) {
-    if (performance.now() - start > withinMs) throw new Error(`not within ${withinMs} ms`);
-    await sleep(25);
-  }
-  return performance.now() - start;
-}
-
 describe('RedisLimiter under Redis faults', () => {
   it('recovers from SCRIPT FLUSH (NOSCRIPT) and goes back to EVALSHA', async () => {
     const limiter = await open();
@@ -90,20 +84,19 @@ describe('RedisLimiter under Redis faults', () => {
       const who = subject({ rpm: 30, tpm: 1_000_000 });
       const answers = [];
       for (let i = 0; i < 12; i += 1) answers.push(await timed(() => limiter.acquire(who, 10)));
-      expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(AT_ONCE_MS);
+      expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(CEILING_MS);
       expect(answers.every((answer) => answer.value.degraded)).toBe(true);
       expect(answers.filter((answer) => answer.value.allowed)).toHaveLength(10); // 30 / 3 instances
       const strict = await timed(() => limiter.acquire(subject({ rpm: 30, tpm: 1_000 }, 'acct_strict'), 1).catch((error: unknown) => error));
       expect(strict.value).toBeInstanceOf(ApiError);
       expect(strict.value).toMatchObject({ code: 'limiter_unavailable', status: 503 });
-      expect(strict.ms).toBeLessThan(AT_ONCE_MS);
-      expect((await timed(() => limiter.settle(before.lease!, 10))).ms).toBeLessThan(AT_ONCE_MS);
+      expect(strict.ms).toBeLessThan(CEILING_MS);
+      expect((await timed(() => limiter.settle(before.lease!, 10))).ms).toBeLessThan(CEILING_MS);
       expect(limiter.metrics).toMatchObject({ localDecisions: 12, failedClosed: 1 });
     } finally {
       await redis.restart();
     }
-    const resumedMs = await until(async () => !(await limiter.acquire(subject({ rpm: 30, tpm: 1_000 }), 1)).degraded, 5_000);
-    expect(resumedMs).toBeLessThan(5_000);
+    await expect.poll(async () => (await limiter.acquire(subject({ rpm: 30, tpm: 1_000 }), 1)).degraded).toBe(false);
   });
 
   it('black-holed: waits for the ceiling, then goes local (the next ones at once), then recovers', async () => {
@@ -119,15 +112,15 @@ describe('RedisLimiter under Redis faults', () => {
     expect(first.ms).toBeLessThan(CEILING_MS + 1_000);
     const next = await timed(() => limiter.acquire(who, 1));
     expect(next.value.degraded).toBe(true);
-    expect(next.ms).toBeLessThan(AT_ONCE_MS);
+    expect(next.ms).toBeLessThan(CEILING_MS);
     while (performance.now() - paused < CEILING_MS + 1_300) {
       const answer = await timed(() => limiter.acquire(who, 1));
       expect(answer.value.degraded).toBe(true);
-      expect(answer.ms).toBeLessThan(AT_ONCE_MS);
+      expect(answer.ms).toBeLessThan(CEILING_MS);
       await sleep(50);
     }
     expect(limiter.metrics.backendErrors).toBeGreaterThanOrEqual(1);
-    await until(async () => !(await limiter.acquire(who, 1)).degraded, 5_000);
+    await expect.poll(async () => (await limiter.acquire(who, 1)).degraded).toBe(false);
   });
 
   it('the gateway\'s own event-loop lag past the ceiling is not an outage: the reply read late still decides', async () => {
@@ -144,17 +137,16 @@ describe('RedisLimiter under Redis faults', () => {
 
   it('gives back the slots of a holder that died, but not those of one that lives', async () => {
     const settings = { concurrency: 1 };
-    // Leases long enough that a loaded machine's late timers still renew the living holder in time.
-    const holder = await open(settings, 1_500);
-    const observer = await open(settings, 1_500);
+    const holder = await open(settings, LEASE_MS);
+    const observer = await open(settings, LEASE_MS);
     const alive = subject({ rpm: 1000, tpm: 1_000_000 });
     const dying = subject({ rpm: 1000, tpm: 1_000_000 });
     expect((await holder.acquire(alive, 1)).allowed).toBe(true);
-    const dyingHolder = await open(settings, 1_500);
+    const dyingHolder = await open(settings, LEASE_MS);
     expect((await dyingHolder.acquire(dying, 1)).allowed).toBe(true);
     await dyingHolder.close(); // no settle, no more renewals: as if the process had died
-    await until(async () => (await observer.acquire(dying, 1)).allowed, 6_000);
-    await sleep(2_000);
+    await expect.poll(async () => (await observer.acquire(dying, 1)).allowed).toBe(true);
+    await sleep(LEASE_MS); // a lease more: the living holder renews its slot
     expect((await observer.acquire(alive, 1)).limitedBy?.name).toBe('concurrency');
   });
 

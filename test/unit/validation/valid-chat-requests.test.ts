@@ -116,6 +116,7 @@ function randomBody(random: () => number): RandomBody {
   if (random() < 0.5) body.top_p = random();
   if (random() < 0.5) body.n = 1 + int(128);
   if (random() < 0.5) body.max_tokens = 1 + int(100_000);
+  // oxlint-disable-next-line no-dupe-else-if -- each random() is a new draw
   if (random() < 0.3) body.stop = 'x' + text(5);
   else if (random() < 0.3) body.stop = Array.from({ length: 1 + int(4) }, () => 'y' + text(5));
   if (random() < 0.5) body.seed = int(2 ** 40) - 2 ** 39;
