@@ -2,12 +2,12 @@
 // the Messages API, in a throwaway directory with its most restrictive settings for a run nobody
 // watches: the default permission mode with no one to answer a prompt (anything that would ask is
 // denied). The engine calls Claude Code's tools as it would any client's. Both ways of giving the key.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { type CliRun, runCli } from '../helpers/run-cli.ts';
 
 const CLAUDE = join(import.meta.dirname, '../../node_modules/.bin/claude');
 
@@ -26,15 +26,9 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function claude(prompt: string, keyEnv: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function claude(prompt: string, keyEnv: Record<string, string>): Promise<CliRun> {
   const args = ['-p', prompt, '--model', 'fast', '--permission-mode', 'default', '--permission-prompts', 'none'];
-  const env = { PATH: process.env['PATH'] ?? '', HOME: home, ANTHROPIC_BASE_URL: gateway.origin, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', ...keyEnv };
-  const child = spawn(CLAUDE, args, { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return runCli(CLAUDE, args, home, { HOME: home, ANTHROPIC_BASE_URL: gateway.origin, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', ...keyEnv });
 }
 
 async function requestsToday(): Promise<number> {

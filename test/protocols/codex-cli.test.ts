@@ -1,12 +1,12 @@
 // Codex CLI (`codex exec`, a custom provider on the Responses API) completes a turn against the
 // built-in engine, in a throwaway directory with its most restrictive sandbox (read-only) and
 // approval policy (never). The engine calls Codex's tools as it would any client's.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { type CliRun, runCli } from '../helpers/run-cli.ts';
 
 const CODEX = join(import.meta.dirname, '../../node_modules/.bin/codex');
 
@@ -25,15 +25,10 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function codexExec(prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function codexExec(prompt: string): Promise<CliRun> {
   const provider = `model_providers.munja={name="Munja",base_url="${gateway.baseURL}",env_key="MUNJA_KEY",wire_api="responses"}`;
   const args = ['exec', '--skip-git-repo-check', '--ephemeral', '--sandbox', 'read-only', '-c', 'approval_policy="never"', '-m', 'fast', '-c', 'model_provider=munja', '-c', provider, prompt];
-  const child = spawn(CODEX, args, { cwd: home, env: { PATH: process.env['PATH'] ?? '', HOME: home, CODEX_HOME: home, MUNJA_KEY: key }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return runCli(CODEX, args, home, { HOME: home, CODEX_HOME: home, MUNJA_KEY: key });
 }
 
 it('completes a turn with codex exec', async () => {
