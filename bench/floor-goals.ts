@@ -5,7 +5,7 @@ import { BASELINE_ALLOCATION } from './allocation/baseline.ts';
 import { cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, ratio, signedMs, thousands } from './format.ts';
 import type { Goal } from './goals.ts';
-import { addedOverFloorMs, localToRelay, responsesStreamToChat, responsesToChat, munjaToFloorCpu, munjaToFloorThroughput, type Round, type RoundRun, ROUND_RATE, type Spread, spreadOf } from './rounds.ts';
+import { addedOverFloorMs, localToRelay, protocolStreamToChat, protocolToChat, munjaToFloorCpu, munjaToFloorThroughput, type Round, type RoundRun, ROUND_RATE, type Spread, spreadOf } from './rounds.ts';
 
 export const CPU_OVER_FLOOR_LIMIT = 1.5;
 export const CPU_OVER_FLOOR_AIM = 1.3;
@@ -113,7 +113,9 @@ export function floorGoals(rounds: readonly Round[] | undefined): Goal[] {
     addedLatencyGoal(all, 'p99', ADDED_P99_LIMIT_MS),
     allocationGoal(all),
     localEngineGoal(all),
-    protocolGoal(responsesToChat(all), 'Responses API request (translated to chat and back)'),
-    protocolGoal(responsesStreamToChat(all), 'Responses API 100-chunk stream'),
+    protocolGoal(protocolToChat(all, (runs) => runs.responsesJson), 'Responses API request (translated to chat and back)'),
+    protocolGoal(protocolStreamToChat(all, (runs) => runs.responsesStream), 'Responses API 100-chunk stream'),
+    protocolGoal(protocolToChat(all, (runs) => runs.messagesJson), 'Messages API request (translated to chat and back)'),
+    protocolGoal(protocolStreamToChat(all, (runs) => runs.messagesStream), 'Messages API 100-chunk stream'),
   ];
 }

@@ -4,7 +4,7 @@ import { BASELINE_ALLOCATION } from './allocation/baseline.ts';
 import { type ClosedLoopResult, cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, ms, ratio, signedMs, table, thousands } from './format.ts';
 import type { PacedResult } from './paced-load.ts';
-import { addedOverFloorMs, floorToNginxStreams, localToRelay, responsesStreamToChat, responsesToChat, munjaToDirect, munjaToFloorCpu, munjaToFloorStreams, munjaToFloorThroughput, munjaToNginx, munjaToNginxStreams, type Round, ROUND_RATE, spreadOf } from './rounds.ts';
+import { addedOverFloorMs, floorToNginxStreams, localToRelay, protocolStreamToChat, protocolToChat, munjaToDirect, munjaToFloorCpu, munjaToFloorStreams, munjaToFloorThroughput, munjaToNginx, munjaToNginxStreams, type Round, ROUND_RATE, spreadOf } from './rounds.ts';
 
 const us = (result: ClosedLoopResult | undefined) => (result === undefined ? Number.NaN : cpuPerRequestUs(result));
 const whole = (value: number) => fixed(value, 0);
@@ -109,26 +109,35 @@ export function roundsStreamTable(rounds: readonly Round[] | undefined): string 
 ${table(['round', 'nginx ms/stream', 'floor relay ms/stream (× nginx)', 'Munja ms/stream', 'Munja ÷ nginx', 'Munja ÷ floor'], rows)}`;
 }
 
-/** The Responses API's CPU beside chat's, on each round's Munja process; empty when the rounds ran none. */
+/** The other protocols' CPU beside chat's, on each round's Munja process; empty when the rounds ran none. */
 export function roundsProtocolsTable(rounds: readonly Round[] | undefined): string {
   if (rounds === undefined || rounds.every((round) => round.protocols === undefined)) return '';
-  const [json, stream] = [responsesToChat(rounds), responsesStreamToChat(rounds)];
+  const ratios = [
+    protocolToChat(rounds, (runs) => runs.responsesJson),
+    protocolToChat(rounds, (runs) => runs.messagesJson),
+    protocolStreamToChat(rounds, (runs) => runs.responsesStream),
+    protocolStreamToChat(rounds, (runs) => runs.messagesStream),
+  ];
   const msOf = (result: ClosedLoopResult | undefined) => us(result) / 1000;
   const rows = rounds.map((round, index) => [
     String(index + 1),
     whole(us(round.munja.saturated)),
-    `${whole(us(round.protocols?.responsesJson))} (${ratio(json[index])})`,
+    `${whole(us(round.protocols?.responsesJson))} (${ratio(ratios[0]![index])})`,
+    `${whole(us(round.protocols?.messagesJson))} (${ratio(ratios[1]![index])})`,
     ms(msOf(round.munja.streams)),
-    `${ms(msOf(round.protocols?.responsesStream))} (${ratio(stream[index])})`,
+    `${ms(msOf(round.protocols?.responsesStream))} (${ratio(ratios[2]![index])})`,
+    `${ms(msOf(round.protocols?.messagesStream))} (${ratio(ratios[3]![index])})`,
   ]);
   rows.push([
     '**median (range)**',
     over(rounds.map((round) => us(round.munja.saturated)), whole),
-    over(json, ratio),
+    over(ratios[0]!, ratio),
+    over(ratios[1]!, ratio),
     over(rounds.map((round) => msOf(round.munja.streams)), ms),
-    over(stream, ratio),
+    over(ratios[2]!, ratio),
+    over(ratios[3]!, ratio),
   ]);
-  return `Other protocols: the same relayed request (the same mock reply, 100 chunks on streams) sent as a Responses API request to the round's Munja process after its chat runs, translated to chat and back; CPU per request, × the same process's chat figure:
+  return `Other protocols: the same relayed request (the same mock reply, 100 chunks on streams) sent as a Responses API and as a Messages API request to the round's Munja process after its chat runs, translated to chat and back; CPU per request, × the same process's chat figure:
 
-${table(['round', 'chat µs/req', 'Responses µs/req (× chat)', 'chat ms/stream', 'Responses ms/stream (× chat)'], rows)}`;
+${table(['round', 'chat µs/req', 'Responses µs/req (× chat)', 'Messages µs/req (× chat)', 'chat ms/stream', 'Responses ms/stream (× chat)', 'Messages ms/stream (× chat)'], rows)}`;
 }

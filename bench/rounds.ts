@@ -14,7 +14,7 @@ import type { MunjaLog } from './munja-log.ts';
 import type { PacedResult } from './paced-load.ts';
 import { closedLoop, paced, say, warmUp } from './phases.ts';
 import { type Started, stop, type StopOutcome } from './processes.ts';
-import { chatJson, chatStream, local, responsesJson, responsesStream, type Target } from './scenarios/index.ts';
+import { chatJson, chatStream, local, messagesJson, messagesStream, responsesJson, responsesStream, type Target } from './scenarios/index.ts';
 import type { Settings } from './settings.ts';
 import { startBareRelay, startMunja } from './stack.ts';
 import { floorTarget, munjaTarget } from './targets.ts';
@@ -36,6 +36,8 @@ export interface RoundRun {
 export interface ProtocolRuns {
   readonly responsesJson: ClosedLoopResult;
   readonly responsesStream: ClosedLoopResult;
+  readonly messagesJson: ClosedLoopResult;
+  readonly messagesStream: ClosedLoopResult;
 }
 
 export interface Round {
@@ -94,10 +96,15 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
   return rounds;
 }
 
-/** The Responses API's JSON and stream runs, on a process warmed up by its chat runs; once more warmed on each scenario itself. */
+/** The Responses and Messages APIs' JSON and stream runs, on a process warmed up by its chat runs; once more warmed on each scenario itself. */
 async function measureProtocols(target: Target, measured: { seconds: number; warmupSeconds: number; connections: number }, log: MunjaLog, context: RunContext): Promise<ProtocolRuns> {
   const run = { ...measured, log };
-  return { responsesJson: await closedLoop(responsesJson, target, run, context), responsesStream: await closedLoop(responsesStream, target, run, context) };
+  return {
+    responsesJson: await closedLoop(responsesJson, target, run, context),
+    responsesStream: await closedLoop(responsesStream, target, run, context),
+    messagesJson: await closedLoop(messagesJson, target, run, context),
+    messagesStream: await closedLoop(messagesStream, target, run, context),
+  };
 }
 
 /** Warm-up, the saturation run and one of streams, the allocation count, then the paced run, on one fresh process. */
@@ -188,12 +195,12 @@ export function localToRelay(rounds: readonly Round[]): number[] {
   return rounds.map((round) => (round.local === undefined ? Number.NaN : cpuPerRequestUs(round.local) / cpuPerRequestUs(round.munja.saturated)));
 }
 
-/** CPU of a Responses API request over the same chat request's, one ratio per round that ran both. */
-export function responsesToChat(rounds: readonly Round[]): number[] {
-  return rounds.map((round) => (round.protocols === undefined ? Number.NaN : cpuPerRequestUs(round.protocols.responsesJson) / cpuPerRequestUs(round.munja.saturated)));
+/** CPU of another protocol's JSON request over the same chat request's, one ratio per round that ran both. */
+export function protocolToChat(rounds: readonly Round[], pick: (runs: ProtocolRuns) => ClosedLoopResult): number[] {
+  return rounds.map((round) => (round.protocols === undefined ? Number.NaN : cpuPerRequestUs(pick(round.protocols)) / cpuPerRequestUs(round.munja.saturated)));
 }
 
-/** CPU of a 100-chunk Responses API stream over the chat stream's, one ratio per round that ran both. */
-export function responsesStreamToChat(rounds: readonly Round[]): number[] {
-  return rounds.map((round) => (round.protocols === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(round.protocols.responsesStream) / cpuPerRequestUs(round.munja.streams)));
+/** CPU of another protocol's 100-chunk stream over the chat stream's, one ratio per round that ran both. */
+export function protocolStreamToChat(rounds: readonly Round[], pick: (runs: ProtocolRuns) => ClosedLoopResult): number[] {
+  return rounds.map((round) => (round.protocols === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(pick(round.protocols)) / cpuPerRequestUs(round.munja.streams)));
 }

@@ -42,3 +42,38 @@ export const responsesStream: Scenario = {
     return deltas === STREAM_CHUNKS ? undefined : `${deltas} text deltas, expected ${STREAM_CHUNKS}`;
   },
 };
+
+function messagesRequest(target: Target, stream: boolean): HttpRequest {
+  return {
+    method: 'POST',
+    url: `${target.origin}/v1/messages`,
+    headers: { ...target.headers, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: target.model(stream ? 'stream' : 'json'), system: INSTRUCTIONS, messages: [{ role: 'user', content: QUESTION }], max_tokens: 512, ...(stream ? { stream: true } : {}) }),
+  };
+}
+
+export const messagesJson: Scenario = {
+  id: 'messages-json',
+  workload: 'Messages API, JSON reply (~60 words)',
+  expectStatus: 200,
+  request: (target) => messagesRequest(target, false),
+  check: (body) => {
+    const { value, problem } = parseJson(body);
+    if (problem !== undefined) return problem;
+    const message = value as { type?: string; content?: { text?: string }[] };
+    const text = message.content?.[0]?.text;
+    return message.type === 'message' && text === REPLY_TEXT ? undefined : `type ${message.type}, text ${JSON.stringify(text)?.slice(0, 80)}`;
+  },
+};
+
+export const messagesStream: Scenario = {
+  id: 'messages-stream',
+  workload: `Messages API, SSE stream (${STREAM_CHUNKS} chunks)`,
+  expectStatus: 200,
+  request: (target) => messagesRequest(target, true),
+  check: (body) => {
+    const deltas = body.split('"type":"text_delta"').length - 1;
+    if (!body.includes('event: message_stop\n')) return 'no message_stop event';
+    return deltas === STREAM_CHUNKS ? undefined : `${deltas} text deltas, expected ${STREAM_CHUNKS}`;
+  },
+};
