@@ -41,24 +41,36 @@ async function stopAll(nodes: readonly Node[], dir: string): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** Runs the steps that form a topology; if one fails, its nodes are stopped before the error goes on. */
+async function formed(nodes: readonly Node[], dir: string, steps: () => Promise<void>): Promise<void> {
+  try {
+    await steps();
+  } catch (error) {
+    await stopAll(nodes, dir);
+    throw error;
+  }
+}
+
 export async function startRedisCluster(): Promise<TestTopology> {
   const dir = mkdtempSync(join(tmpdir(), 'munja-cluster-redis-'));
   const nodes = await Promise.all(Array.from({ length: 6 }, (_, index) => startNode([
     '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${index}.conf`), '--cluster-node-timeout', '1000', '--dir', dir,
   ])));
-  await run('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '1', '--cluster-yes']);
   const admin = new Cluster([{ host: '127.0.0.1', port: nodes[0]!.port }], { lazyConnect: true });
   admin.on('error', () => {});
   const state = async (port: number) => (await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout;
-  await vi.waitFor(async () => expect((await Promise.all(nodes.map((node) => state(node.port)))).every((info) => info.includes('cluster_state:ok'))).toBe(true), SETTLING);
   // A replica takes over only once it has synced (the first sync starts seconds after it connects):
   // killed before that, a master is never replaced.
   const synced = async (port: number) => {
     const { stdout } = await run('redis-cli', ['-p', String(port), 'info', 'replication']);
     return stdout.includes('role:master') || stdout.includes('master_link_status:up');
   };
-  await vi.waitFor(async () => expect((await Promise.all(nodes.map((node) => synced(node.port)))).every(Boolean)).toBe(true), SETTLING);
-  await admin.connect();
+  await formed(nodes, dir, async () => {
+    await run('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '1', '--cluster-yes']);
+    await vi.waitFor(async () => expect((await Promise.all(nodes.map((node) => state(node.port)))).every((info) => info.includes('cluster_state:ok'))).toBe(true), SETTLING);
+    await vi.waitFor(async () => expect((await Promise.all(nodes.map((node) => synced(node.port)))).every(Boolean)).toBe(true), SETTLING);
+    await admin.connect();
+  });
   const masters = () => admin.nodes('master');
   return {
     url: `redis+cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`,
@@ -134,7 +146,9 @@ export async function startRedisSentinel(): Promise<TestTopology> {
       client.disconnect();
     }
   };
-  await vi.waitFor(async () => expect(await onMaster((client) => client.info('replication'))).toContain('connected_slaves:1'), SETTLING);
+  await formed([...sentinels, ...nodes], dir, async () => {
+    await vi.waitFor(async () => expect(await onMaster((client) => client.info('replication'))).toContain('connected_slaves:1'), SETTLING);
+  });
   return {
     url: `redis+sentinel://${sentinels.map((node) => `127.0.0.1:${node.port}`).join(',')}/mymaster`,
     async flush() {

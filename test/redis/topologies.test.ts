@@ -16,7 +16,7 @@ for (const [name, start] of Object.entries(TOPOLOGIES)) {
   describe(name, () => {
     let topology: TestTopology;
     beforeAll(async () => { topology = await start(); }, 60_000);
-    afterAll(async () => { await topology.stop(); });
+    afterAll(async () => { await topology?.stop(); }); // unset when the start failed (it stops its own nodes then)
 
     const redisConfig = () => ({ url: topology.url, ...DEFAULT_REDIS });
     const openLimiter = (options: LimiterOptions = {}) => RedisLimiter.open(redisConfig(), {
