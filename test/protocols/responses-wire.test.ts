@@ -13,7 +13,7 @@ interface RecordedRequest {
 }
 
 function recorded(name: string): RecordedRequest[] {
-  return (JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/agent-requests', `${name}.json`), 'utf8')) as { requests: RecordedRequest[] }).requests;
+  return (JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/agent-clients', `${name}.json`), 'utf8')) as { requests: RecordedRequest[] }).requests;
 }
 
 let upstream: ScriptedUpstream;
