@@ -84,6 +84,9 @@ export function isAnthropicPath(path: string): boolean {
   return path.startsWith(ANTHROPIC_PATHS);
 }
 
+/** GETs under this read their query string. */
+const QUERY_PATHS = '/v1/responses/';
+
 /** Headers Anthropic's clients send; empty strings when absent. */
 export interface AnthropicHeaders {
   /** The key, as Anthropic's SDKs send it when not as a bearer token. */
@@ -155,7 +158,7 @@ export class RequestContext implements Abortable {
   readonly mcp: McpHeaders | null;
   /** Copied under DASHBOARD_PATH only, for the same reason. */
   readonly dashboard: DashboardHeaders | null;
-  /** The query string (without `?`) of a GET other than the matched routes; '' otherwise. */
+  /** The query string (without `?`) of a GET under /v1/responses/ (input_items pages); '' otherwise: reading it costs every GET a string. */
   readonly query: string;
   /** Copied for /v1/messages… and /v1/models… only; with anthropic-version, responses also carry `request-id`. */
   readonly anthropic: AnthropicHeaders | null;
@@ -220,7 +223,7 @@ export class RequestContext implements Abortable {
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
     this.anthropic = (matched === null ? isAnthropicPath(this.path) : matched.anthropic) ? copyAnthropicHeaders(req) : null;
-    this.query = matched === null && this.method === 'GET' ? req.getQuery() ?? '' : '';
+    this.query = matched === null && this.method === 'GET' && this.path.startsWith(QUERY_PATHS) ? req.getQuery() ?? '' : '';
   }
 
   /**
