@@ -25,9 +25,17 @@ const SUBSET =
   'length and number bounds, and the formats date-time, date, time, email, uri, uuid, hostname, ipv4 and ipv6; ' +
   'optional properties outside this subset are left out of the values it generates.';
 
+/**
+ * Under `auto` (or `required` with other tools to call), a tool whose schema is outside the subset is
+ * left out of the tools the engine calls, as a model may leave any tool uncalled: an agent that offers
+ * thirty tools is not refused for one. A request that forces that tool, or forces a call when no
+ * tool is left, is refused naming the construct; a schema that is not valid JSON Schema always is.
+ */
 export function checkStructure(structure: EngineStructure): CheckedStructure | EngineRefusal {
   const tools = new Map<string, CheckedParam>();
-  let generationTools: EngineTool[] | null = null;
+  const { toolChoice } = structure;
+  let generationTools: (EngineTool | null)[] | null = null;
+  let firstLeftOut: EngineRefusal | null = null;
   for (let index = 0; index < structure.tools.length; index++) {
     const { name, parameters } = structure.tools[index]!;
     const param = `tools[${index}].function.parameters`;
@@ -36,14 +44,23 @@ export function checkStructure(structure: EngineStructure): CheckedStructure | E
       return { code: 'unsupported_parameter', param: `${param}.type`, message: `${param} must describe an object (type "object").` };
     }
     const checked = check(parameters, param);
-    if ('code' in checked) return checked;
+    if ('code' in checked) {
+      const forced = typeof toolChoice === 'object' && toolChoice.name === name;
+      if (checked.code !== 'unsupported_parameter' || forced) return checked;
+      firstLeftOut ??= checked;
+      generationTools ??= [...structure.tools];
+      generationTools[index] = null;
+      continue;
+    }
     tools.set(name, { schema: checked, param });
     if (checked.generatable !== null) {
       generationTools ??= [...structure.tools];
       generationTools[index] = { name, parameters: checked.generatable };
     }
   }
-  const generation = generationTools === null ? structure : { ...structure, tools: generationTools };
+  if (firstLeftOut !== null && toolChoice === 'required' && tools.size === 0) return firstLeftOut;
+  const callable = generationTools?.filter((tool) => tool !== null);
+  const generation = callable === undefined ? structure : { ...structure, tools: callable };
   if (structure.jsonSchema === null) return { tools, format: null, generation };
   const param = 'response_format.json_schema.schema';
   const format = check(structure.jsonSchema, param);

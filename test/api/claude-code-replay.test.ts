@@ -87,4 +87,23 @@ describe.each(CAPTURES)('Claude Code: %s', (_file, capture) => {
     expect(answer.content.map((block: any) => block.type)).toEqual(['text']);
     expect(answer.content[0].text.length).toBeGreaterThan(0);
   });
+
+  it('takes the offer once tool search has loaded the deferred tools, one of them needing what the engine cannot generate', async () => {
+    // After a ToolSearch call Claude Code offers the tools it found; a schema with `allOf` in a
+    // required field is left uncalled rather than refusing the turn.
+    const allOf = { name: 'PlanWithAllOf', description: 'x', input_schema: { type: 'object', properties: { plan: { allOf: [{ type: 'string' }, { minLength: 1 }] } }, required: ['plan'] } };
+    const loaded = capture.body.tools.map(({ defer_loading: _deferred, ...tool }: any) => tool);
+    for (const tool_choice of [undefined, { type: 'any' }]) {
+      for (let attempt = 0; attempt < REPLAYS; attempt++) {
+        const response = await replay(capture, { ...capture.body, tools: [...loaded, allOf], ...(tool_choice === undefined ? {} : { tool_choice }) });
+        expect(response.status).toBe(200);
+        const { message, error } = readMessageStream(await response.text());
+        expect(error).toBeNull();
+        for (const block of message.content) if (block.type === 'tool_use') expect(block.name).not.toBe(allOf.name);
+      }
+    }
+    const forced = await replay(capture, { ...capture.body, tools: [...loaded, allOf], tool_choice: { type: 'tool', name: allOf.name } });
+    expect(forced.status).toBe(400);
+    expect(await forced.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('allOf') } });
+  });
 });

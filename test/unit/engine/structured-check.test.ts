@@ -30,9 +30,24 @@ describe('checkStructure', () => {
   it('refuses, naming the param, a schema that is not JSON Schema, one outside the subset, and non-object arguments', () => {
     const withTool = (parameters: Record<string, unknown>): EngineStructure => ({ ...STRUCTURE, tools: [STRUCTURE.tools[0]!, { name: 'g', parameters }] });
     expect(checkStructure(withTool({ type: 'object', properties: { a: { type: 'strnig' } } }))).toMatchObject({ code: 'invalid_value', param: 'tools[1].function.parameters' });
-    expect(checkStructure(withTool({ type: 'object', properties: { a: { type: 'string', pattern: '^a' } }, required: ['a'] }))).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.properties.a.pattern' });
+    const patterned = withTool({ type: 'object', properties: { a: { type: 'string', pattern: '^a' } }, required: ['a'] });
+    expect(checkStructure({ ...patterned, toolChoice: { name: 'g' } })).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.properties.a.pattern' });
+    expect(checkStructure({ ...patterned, tools: patterned.tools.slice(1), toolChoice: 'required' })).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].function.parameters.properties.a.pattern' });
     expect(checkStructure(withTool({ type: 'array' }))).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.type' });
     expect(checkStructure({ ...STRUCTURE, jsonSchema: { $ref: '#/nowhere' } })).toMatchObject({ code: 'invalid_value', param: 'response_format.json_schema.schema' });
+  });
+
+  it('leaves out a tool outside the subset that the request does not force, and calls the others', () => {
+    const allOf = { type: 'object', properties: { a: { allOf: [{ type: 'string' }, { minLength: 1 }] } }, required: ['a'] };
+    const offered: EngineStructure = { ...STRUCTURE, tools: [{ name: 'odd', parameters: allOf }, STRUCTURE.tools[0]!] };
+    for (const toolChoice of ['auto', 'required', 'none', { name: 'f' }] as const) {
+      const result = checked({ ...offered, toolChoice });
+      expect(result.generation.tools.map((tool) => tool.name)).toEqual(['f']);
+      expect([...result.tools.keys()]).toEqual(['f']);
+    }
+    // Only that tool, under auto: an answer without a call.
+    expect(checked({ ...offered, tools: offered.tools.slice(0, 1) }).generation.tools).toEqual([]);
+    expect(checkStructure({ ...offered, toolChoice: { name: 'odd' } })).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].function.parameters.properties.a.allOf' });
   });
 
   it('leaves out of its values the optional properties outside the subset, wherever they are, and keeps the schema otherwise', () => {
