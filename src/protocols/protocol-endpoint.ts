@@ -11,7 +11,7 @@ import { BodyReader } from '../http/body-reader.ts';
 import { isJsonContentType } from '../http/content-type.ts';
 import type { ErrorFormat, RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
-import { ENDS_LATER } from '../http/router.ts';
+import { ENDS_LATER, type HandlerResult } from '../http/router.ts';
 import type { StreamTranslator } from '../streaming/stream-translator.ts';
 import type { NativeRequest } from '../upstream/native-request.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
@@ -54,33 +54,66 @@ export interface ProtocolFront {
   begin(body: unknown, principal: Principal, ctx: RequestContext, source: JsonBody): ProtocolTurn | Promise<ProtocolTurn>;
 }
 
-export async function protocolCompletion(front: ProtocolFront, deps: ChatCompletionsDeps, ctx: RequestContext): Promise<typeof ENDS_LATER> {
+/**
+ * As chatCompletions(): synchronous from the last body byte to the dispatch when nothing has to be
+ * waited for (a cached key, a body already there, a turn that reads no store, a limiter that decides
+ * at once); each wait there is, is a promise.
+ */
+export function protocolCompletion(front: ProtocolFront, deps: ChatCompletionsDeps, ctx: RequestContext): HandlerResult | Promise<HandlerResult> {
   ctx.errorFormat = front.errorFormat;
   // Made before anything is awaited: it takes the body as it arrives.
   const reader = new BodyReader(ctx, deps.config);
   ctx.trace?.enter('munja.auth');
-  const principal = await deps.auth.authenticate(front.credential(ctx));
+  const credential = front.credential(ctx);
+  const principal = deps.auth.cachedPrincipal(credential);
+  if (principal === undefined) return deps.auth.authenticate(credential).then((found) => authenticated(front, deps, ctx, reader, found));
+  return authenticated(front, deps, ctx, reader, principal);
+}
+
+function authenticated(front: ProtocolFront, deps: ChatCompletionsDeps, ctx: RequestContext, reader: BodyReader, principal: Principal): HandlerResult | Promise<HandlerResult> {
   ctx.trace?.leave();
   ctx.keyId = principal.keyId;
   if (!isJsonContentType(ctx.contentType)) throw new ApiError('invalid_content_type');
-  const body = parseJsonRequest(await reader.read(), { maxDepth: deps.config.maxJsonDepth });
-  const turn = await front.begin(body.value, principal, ctx, body);
+  const bytes = reader.readNow();
+  if (bytes !== null) return begin(front, deps, ctx, principal, bytes);
+  return reader.read().then((late) => begin(front, deps, ctx, principal, late));
+}
+
+function begin(front: ProtocolFront, deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Uint8Array): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  const body = parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth });
+  const turn = front.begin(body.value, principal, ctx, body);
+  return turn instanceof Promise ? turn.then((ready) => admitTurn(deps, ctx, principal, ready)) : admitTurn(deps, ctx, principal, turn);
+}
+
+function admitTurn(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, turn: ProtocolTurn): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
   const { request } = turn;
   ctx.model = request.model;
   ctx.stream = request.stream;
   const { trace } = ctx;
   if (trace?.capturesContent) trace.recordInput(request.body.messages);
-  let admitted: AdmittedCompletion;
+  const refine = (error: unknown) => turn.refine === undefined ? error : turn.refine(error);
+  let admitted: AdmittedCompletion | Promise<AdmittedCompletion>;
   try {
-    admitted = await admitCompletion(deps, principal, request, trace);
+    admitted = admitCompletion(deps, principal, request, trace);
   } catch (error) {
-    throw turn.refine === undefined ? error : turn.refine(error);
+    throw refine(error);
   }
+  if (admitted instanceof Promise) {
+    return admitted.then((ready) => start(deps, ctx, turn, ready), (error: unknown) => {
+      throw refine(error);
+    });
+  }
+  return start(deps, ctx, turn, admitted);
+}
+
+function start(deps: ChatCompletionsDeps, ctx: RequestContext, turn: ProtocolTurn, admitted: AdmittedCompletion): typeof ENDS_LATER {
+  const { request } = turn;
   ctx.promptTokens = admitted.promptTokens;
   ctx.rateLimits = admitted;
   if (turn.headers !== undefined) admitted.headers = { ...admitted.headers, ...turn.headers };
   if (turn.native !== undefined) admitted.native = turn.native;
   if (request.stream) ctx.translator = turn.streamTranslator();
+  const { trace } = ctx;
   trace?.served(admitted.model.id);
   trace?.enter('munja.dispatch');
   admitted.start(deps, ctx, request.stream ? ctx : null, false, new ProtocolAnswer(turn));

@@ -1,16 +1,18 @@
 // A stream in another protocol (Responses, Messages) made from a chat completion's stream: chat
 // chunks in, that protocol's events out. One per streamed request, set on its RequestContext.
 import type { ApiError } from '../errors/api-error.ts';
+import type { EventBytes } from './event-bytes.ts';
 
 export interface StreamTranslator {
   /** A chat.completion.chunk (parsed); the protocol's framed events for it, or ''. */
   chunk(chunk: ChatChunk): string;
   /**
-   * A chunk that carries only a piece of choice 0's text (translating-sink.ts, TextShape), given as
-   * the chunk's JSON string literal, quotes included: the events for it, as chunk() would make
-   * them. Optional: without it every chunk is parsed.
+   * A chunk that carries only a piece of choice 0's text (translating-sink.ts, TextShape): its
+   * events, as chunk() would make them, appended to `out`. The text is `source` from `start` to
+   * `end`: its JSON string literal, quotes included, as the chunk's bytes have it. Optional: without
+   * it every chunk is parsed.
    */
-  text?(literal: string): string;
+  textBytes?(out: EventBytes, source: Uint8Array, start: number, end: number): void;
   /** The chat stream's `[DONE]`: the events that close a whole completion. */
   done(): string;
   /** The stream failed after it opened (an error event, a cut connection): the events that end it. */

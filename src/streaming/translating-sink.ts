@@ -1,11 +1,16 @@
 // An EventSink that passes chat events through a StreamTranslator on their way to the client.
 // What it is given is whole SSE events (the engine's, or an upstream's as the relay filtered
 // them): each `data:` payload is parsed and handed over; comments and other fields are dropped.
+// Text-only chunks of a learned shape are handed over as bytes, unparsed (text-shape.ts), and what
+// the translator makes is written as bytes (event-bytes.ts).
+import { type EventBytes, sharedEventBytes } from './event-bytes.ts';
 import type { EventSink } from './event-sink.ts';
 import type { SseWriter } from './sse-writer.ts';
 import type { ChatChunk, StreamTranslator } from './stream-translator.ts';
+import { onlyText, TextShape } from './text-shape.ts';
 
 const decoder = new TextDecoder();
+const LINE_FEED = 10;
 
 export class TranslatingSink implements EventSink {
   readonly #writer: SseWriter;
@@ -25,15 +30,20 @@ export class TranslatingSink implements EventSink {
   }
 
   open(headers: Readonly<Record<string, string>>, firstEvents: string | Uint8Array = ''): boolean {
-    const writable = this.#writer.open(headers, this.#translate(firstEvents));
+    const out = sharedEventBytes;
+    out.clear();
+    this.#translate(firstEvents, out);
+    const writable = this.#writer.open(headers, out.take());
     this.#translator.opened?.(this.#writer);
     return writable;
   }
 
   write(events: string | Uint8Array): boolean {
-    const translated = this.#translate(events);
+    const out = sharedEventBytes;
+    out.clear();
+    this.#translate(events, out);
     // Nothing to send (a chunk the protocol has no event for) is not a reason to wait.
-    return translated === '' ? !this.closed : this.#writer.write(translated);
+    return out.length === 0 ? !this.closed : this.#writer.write(out.take());
   }
 
   whenWritable(resume: () => void): void {
@@ -41,47 +51,60 @@ export class TranslatingSink implements EventSink {
   }
 
   end(lastEvents = '', events: string | Uint8Array = '', headers: Readonly<Record<string, string>> | null = null): void {
-    const translated = this.#translate(events) + this.#translate(lastEvents);
-    this.#writer.end(translated, '', headers);
+    const out = sharedEventBytes;
+    out.clear();
+    this.#translate(events, out);
+    this.#translate(lastEvents, out);
+    this.#writer.end('', out.take(), headers);
   }
 
-  #translate(events: string | Uint8Array): string {
-    if (events.length === 0) return '';
-    const text = typeof events === 'string' ? events : decoder.decode(events);
-    let out = '';
-    // Events of one `data: …` line each (the engine's, and what servers usually send) are read in
-    // place; any other shape goes through the general reader.
-    for (let at = 0; at < text.length;) {
-      let end = text.indexOf('\n\n', at);
-      if (end === -1) end = text.length;
-      const lineEnd = text.indexOf('\n', at);
-      if (text.startsWith('data: ', at) && lineEnd === end && text.charCodeAt(end - 1) !== 13) out += this.#payload(text.slice(at + 6, end));
-      else for (const payload of dataPayloads(text.slice(at, end + 2))) out += this.#payload(payload);
+  #translate(events: string | Uint8Array, out: EventBytes): void {
+    if (events.length === 0) return;
+    const bytes = typeof events === 'string' ? Buffer.from(events) : events;
+    for (let at = 0; at < bytes.length;) {
+      const shape = this.#shape;
+      if (shape !== null) {
+        const close = shape.closingQuote(bytes, at);
+        if (close !== -1) {
+          this.#translator.textBytes!(out, bytes, shape.literalStart(at), close + 1);
+          at = close + shape.tailLength;
+          continue;
+        }
+      }
+      const end = blankLine(bytes, at);
+      const event = decoder.decode(bytes.subarray(at, end));
+      // Events of one `data: …` line each (what servers usually send) are read in place; any other
+      // shape goes through the general reader.
+      if (event.startsWith('data: ') && !event.includes('\n') && !event.endsWith('\r')) this.#payload(event.slice(6), out);
+      else for (const payload of dataPayloads(event)) this.#payload(payload, out);
       at = end + 2;
     }
-    return out;
   }
 
-  #payload(payload: string): string {
+  #payload(payload: string, out: EventBytes): void {
     const translator = this.#translator;
-    if (this.#shape !== null) {
-      const literal = this.#shape.literalOf(payload);
-      if (literal !== null) return translator.text!(literal);
-    }
-    if (payload === '[DONE]') return translator.done();
+    if (payload === '[DONE]') return out.text(translator.done());
     let chunk: ChatChunk;
     try {
       chunk = JSON.parse(payload) as ChatChunk;
     } catch {
-      return translator.failed({ message: 'The model server sent an event that is not JSON.', code: 'upstream_error' });
+      return out.text(translator.failed({ message: 'The model server sent an event that is not JSON.', code: 'upstream_error' }));
     }
-    if (chunk.error != null) return translator.failed(chunk.error);
-    if (this.#shapesLeft > 0 && translator.text !== undefined && onlyText(chunk) !== null) {
+    if (chunk.error != null) return out.text(translator.failed(chunk.error));
+    if (this.#shapesLeft > 0 && translator.textBytes !== undefined && onlyText(chunk) !== null) {
       this.#shapesLeft--;
       this.#shape = TextShape.learn(payload) ?? this.#shape;
     }
-    return translator.chunk(chunk);
+    out.text(translator.chunk(chunk));
   }
+}
+
+/** Where the blank line that ends the event at `from` begins; the end of `bytes` when there is none. */
+function blankLine(bytes: Uint8Array, from: number): number {
+  for (let at = bytes.indexOf(LINE_FEED, from); at !== -1; at = bytes.indexOf(LINE_FEED, at + 1)) {
+    if (bytes[at + 1] === LINE_FEED) return at;
+  }
+  return bytes.length;
 }
 
 /** The data of each event in `text` (whole events), its `data:` lines joined by newlines. */
@@ -105,63 +128,4 @@ export function dataPayloads(text: string): string[] {
   }
   if (data !== null) payloads.push(data);
   return payloads;
-}
-
-const CONTENT_KEY = '"content":';
-
-/**
- * Where a chunk's content string sits: the bytes before and after it. The chunks of one stream that
- * carry only text differ only there (same id, model, choice), so a chunk that starts and ends as
- * a learned one is read without parsing it.
- */
-export class TextShape {
-  readonly #head: string;
-  readonly #tail: string;
-
-  private constructor(head: string, tail: string) {
-    this.#head = head;
-    this.#tail = tail;
-  }
-
-  /** The shape of a chunk known (parsed) to carry only the text of its one choice; null if not found. */
-  static learn(payload: string): TextShape | null {
-    const key = payload.indexOf(CONTENT_KEY);
-    if (key === -1 || payload.indexOf(CONTENT_KEY, key + 1) !== -1) return null;
-    let at = key + CONTENT_KEY.length;
-    while (payload.charCodeAt(at) === 32) at++;
-    if (payload.charCodeAt(at) !== 34) return null;
-    const close = closingQuote(payload, at + 1);
-    return close === -1 ? null : new TextShape(payload.slice(0, at + 1), payload.slice(close));
-  }
-
-  /** The text of a chunk of this shape as its JSON string literal (quotes included), or null when it is not one. */
-  literalOf(payload: string): string | null {
-    const head = this.#head;
-    const tail = this.#tail;
-    if (payload.length < head.length + tail.length || !payload.startsWith(head) || !payload.endsWith(tail)) return null;
-    const end = payload.length - tail.length;
-    // The string must close exactly where the tail begins.
-    if (closingQuote(payload, head.length) !== end) return null;
-    return payload.slice(head.length - 1, end + 1);
-  }
-}
-
-/** The index of the quote that closes the JSON string whose text begins at `from`; -1 if none. */
-function closingQuote(text: string, from: number): number {
-  for (let at = from; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code === 92) at++;
-    else if (code === 34) return at;
-  }
-  return -1;
-}
-
-/** The chunk carries the text of its one choice and nothing else a translator reads. */
-export function onlyText(chunk: ChatChunk): string | null {
-  if (chunk.usage != null || chunk.error != null || chunk.choices?.length !== 1) return null;
-  const choice = chunk.choices[0]!;
-  if (choice.index !== 0 || choice.finish_reason != null) return null;
-  const delta = choice.delta;
-  if (delta === undefined || typeof delta.content !== 'string' || delta.content === '' || delta.tool_calls !== undefined || delta.refusal != null) return null;
-  return delta.content;
 }

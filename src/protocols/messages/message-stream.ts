@@ -4,6 +4,7 @@
 // stream opened is an `error` event. While nothing is sent for PING_EVERY_MS (a model slow between
 // chunks, or reasoning that is not passed on) a ping keeps the connection in use.
 import type { RequestContext } from '../../http/request-context.ts';
+import { encoded, type EventBytes } from '../../streaming/event-bytes.ts';
 import type { ChatChunk, ChatChunkChoice, StreamOut, StreamTranslator } from '../../streaming/stream-translator.ts';
 import { anthropicErrorEvent, type StreamFailure } from './anthropic-errors.ts';
 import { messageId, type Stop, stopOf, toolUseId, usageJson } from './message-parts.ts';
@@ -14,6 +15,11 @@ export const PING_EVENT = 'event: ping\ndata: {"type":"ping"}\n\n';
 const STOP_EVENT = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
 const NO_CALL = -1;
+
+// A text delta is written from these pieces around the text's literal, the block's index between them.
+const TEXT_DELTA_HEAD = encoded('event: content_block_delta\ndata: {"type":"content_block_delta","index":');
+const TEXT_DELTA_MIDDLE = encoded(',"delta":{"type":"text_delta","text":');
+const TEXT_DELTA_TAIL = encoded('}}\n\n');
 
 export class MessageStream implements StreamTranslator {
   readonly #ctx: RequestContext;
@@ -62,13 +68,18 @@ export class MessageStream implements StreamTranslator {
     return events;
   }
 
-  text(literal: string): string {
-    if (this.#ended) return '';
-    let events = this.#start();
+  textBytes(out: EventBytes, source: Uint8Array, start: number, end: number): void {
+    if (this.#ended) return;
+    if (!this.#started) out.text(this.#start());
     // `""`: the first chunk of a stream, with the role.
-    if (literal.length > 2) events += this.#textDelta(literal);
-    if (events !== '') this.#quiet = false;
-    return events;
+    if (end - start === 2) return;
+    if (this.#open !== 'text') out.text(this.#openTextBlock());
+    out.piece(TEXT_DELTA_HEAD);
+    out.decimal(this.#blocks - 1);
+    out.piece(TEXT_DELTA_MIDDLE);
+    out.range(source, start, end);
+    out.piece(TEXT_DELTA_TAIL);
+    this.#quiet = false;
   }
 
   done(): string {
@@ -129,8 +140,12 @@ export class MessageStream implements StreamTranslator {
 
   /** `literal`: the text as a JSON string. */
   #textDelta(literal: string): string {
-    const start = this.#open === 'text' ? '' : this.#closeBlock() + this.#startBlock('text', '{"type":"text","text":"","citations":null}');
+    const start = this.#open === 'text' ? '' : this.#openTextBlock();
     return `${start}event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.#blocks - 1},"delta":{"type":"text_delta","text":${literal}}}\n\n`;
+  }
+
+  #openTextBlock(): string {
+    return this.#closeBlock() + this.#startBlock('text', '{"type":"text","text":"","citations":null}');
   }
 
   #startBlock(kind: 'text' | 'tool_use', block: string): string {

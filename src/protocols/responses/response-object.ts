@@ -54,27 +54,53 @@ export interface ResponseState {
 }
 
 export function responseObject(frame: ResponseFrame, state: ResponseState): Record<string, unknown> {
-  const { body } = frame;
   return {
     id: frame.id,
     object: 'response',
     created_at: frame.createdAt,
     status: state.status,
-    completed_at: state.status === 'completed' ? Math.floor(Date.now() / 1000) : null,
+    completed_at: completedAt(state),
     error: state.error ?? null,
     incomplete_details: state.incompleteReason === undefined ? null : { reason: state.incompleteReason },
+    ...echoOf(frame.body),
+    model: frame.model,
+    output: state.output,
+    store: frame.store,
+    usage: state.usage === null ? null : usageObject(state.usage),
+  };
+}
+
+/**
+ * The same Response as responseObject(), as its JSON: the request's echo is serialised once per
+ * request (a stream sends the Response three times) and the rest written around it.
+ */
+export function responseJson(frame: ResponseFrame, state: ResponseState): string {
+  const echo = (echoJson.get(frame) ?? echoJson.set(frame, JSON.stringify(echoOf(frame.body)).slice(1, -1)).get(frame))!;
+  return `{"id":"${frame.id}","object":"response","created_at":${frame.createdAt},"status":"${state.status}","completed_at":${completedAt(state)},`
+    + `"error":${state.error === undefined ? 'null' : JSON.stringify(state.error)},`
+    + `"incomplete_details":${state.incompleteReason === undefined ? 'null' : `{"reason":"${state.incompleteReason}"}`},`
+    + `${echo},"model":${JSON.stringify(frame.model)},"output":${JSON.stringify(state.output)},"store":${frame.store},`
+    + `"usage":${state.usage === null ? 'null' : JSON.stringify(usageObject(state.usage))}}`;
+}
+
+const echoJson = new WeakMap<ResponseFrame, string>();
+
+function completedAt(state: ResponseState): number | null {
+  return state.status === 'completed' ? Math.floor(Date.now() / 1000) : null;
+}
+
+/** The request's settings as a Response repeats them. */
+function echoOf(body: ResponsesBody): Record<string, unknown> {
+  return {
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: body.max_tool_calls ?? null,
-    model: frame.model,
-    output: state.output,
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     previous_response_id: body.previous_response_id ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,
     reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     safety_identifier: body.safety_identifier ?? null,
     service_tier: 'default',
-    store: frame.store,
     temperature: body.temperature ?? 1,
     text: { format: body.text?.format ?? { type: 'text' }, verbosity: body.text?.verbosity ?? 'medium' },
     tool_choice: body.tool_choice ?? 'auto',
@@ -82,7 +108,6 @@ export function responseObject(frame: ResponseFrame, state: ResponseState): Reco
     top_logprobs: body.top_logprobs ?? 0,
     top_p: body.top_p ?? 1,
     truncation: 'disabled',
-    usage: state.usage === null ? null : usageObject(state.usage),
     user: body.user ?? null,
     metadata: body.metadata ?? {},
   };

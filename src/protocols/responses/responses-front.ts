@@ -12,9 +12,9 @@ import { validateChatRequest } from '../../validation/validate-chat-request.ts';
 import type { ProtocolFront, ProtocolTurn, TurnUsage } from '../protocol-endpoint.ts';
 import { inResponsesTerms } from './chat-param-names.ts';
 import { inputItemsOf, outputMessages } from './conversation-items.ts';
-import type { OutputItem, ResponseFrame } from './response-object.ts';
-import { responseFromCompletion } from './responses-reply.ts';
-import { parseResponsesBody, type TranslatedMessage, translateResponsesRequest } from './responses-request.ts';
+import { type OutputItem, type ResponseFrame, responseJson, responseObject } from './response-object.ts';
+import { replyState } from './responses-reply.ts';
+import { parseResponsesBody, type ResponsesBody, type TranslatedMessage, translateResponsesRequest } from './responses-request.ts';
 import { ResponsesStream } from './responses-stream.ts';
 import { responseNotFound, type StoredResponses } from './stored-responses.ts';
 
@@ -29,17 +29,27 @@ export function responsesFront(stored: StoredResponses, logger: Logger): Protoco
   };
 }
 
-async function beginTurn(value: unknown, principal: Principal, ctx: RequestContext, source: JsonBody, stored: StoredResponses, logger: Logger): Promise<ProtocolTurn> {
+/** A turn that neither continues nor stores a conversation is made at once; any other reads the store first. */
+function beginTurn(value: unknown, principal: Principal, ctx: RequestContext, source: JsonBody, stored: StoredResponses, logger: Logger): ProtocolTurn | Promise<ProtocolTurn> {
   const body = parseResponsesBody(value);
   const store = body.store ?? true;
   const previousId = body.previous_response_id ?? null;
-  let history: readonly TranslatedMessage[] = [];
-  if (previousId !== null) {
-    const previous = await stored.find(principal.accountId, previousId);
-    if (previous === undefined) throw responseNotFound(previousId, 'previous_response_id');
-    history = previous.messages;
-  }
-  if (store) await stored.checkRoom(principal.accountId);
+  if (!store && previousId === null) return turnOf(body, [], principal, ctx, source, stored, logger);
+  return (async () => {
+    let history: readonly TranslatedMessage[] = [];
+    if (previousId !== null) {
+      const previous = await stored.find(principal.accountId, previousId);
+      if (previous === undefined) throw responseNotFound(previousId, 'previous_response_id');
+      history = previous.messages;
+    }
+    if (store) await stored.checkRoom(principal.accountId);
+    return turnOf(body, history, principal, ctx, source, stored, logger);
+  })();
+}
+
+function turnOf(body: ResponsesBody, history: readonly TranslatedMessage[], principal: Principal, ctx: RequestContext, source: JsonBody, stored: StoredResponses, logger: Logger): ProtocolTurn {
+  const store = body.store ?? true;
+  const previousId = body.previous_response_id ?? null;
   const translated = translateResponsesRequest(body, history);
   const refine = (error: unknown) => inResponsesTerms(error, translated.toolIndexes);
   let request: ChatRequest;
@@ -62,11 +72,12 @@ async function beginTurn(value: unknown, principal: Principal, ctx: RequestConte
     // lives in this service's store); any other goes as it is to an upstream that speaks Responses.
     ...(store || previousId !== null ? {} : { native: nativeRequest('responses', source, ctx) }),
     headers: omittedTools.length === 0 ? undefined : { [OMITTED_TOOLS_HEADER]: omittedTools.join(', ') },
-    reply: async (completion: Record<string, unknown>, usage: TurnUsage) => {
-      const response = responseFromCompletion(frame, completion, usage);
+    reply: (completion: Record<string, unknown>, usage: TurnUsage) => {
+      const state = replyState(completion, usage);
+      if (keep === null) return responseJson(frame, state);
+      const response = responseObject(frame, state);
       // The room filled up while this ran: the reply says it was not kept.
-      if (keep !== null && !(await keep(response))) response['store'] = false;
-      return JSON.stringify(response);
+      return keep(response).then((kept) => JSON.stringify(kept ? response : { ...response, store: false }));
     },
     streamTranslator: () => new ResponsesStream(frame, keep),
     refine,

@@ -1,7 +1,7 @@
 // A chat completion (the engine's, or an upstream's) → the Response object of a JSON reply.
 import { randomId } from '../../streaming/completion-id.ts';
 import type { TurnUsage } from '../protocol-endpoint.ts';
-import { type OutputItem, type ResponseFrame, responseObject, statusOf } from './response-object.ts';
+import { type OutputItem, type ResponseState, statusOf } from './response-object.ts';
 
 interface ChatChoice {
   readonly message?: {
@@ -12,7 +12,8 @@ interface ChatChoice {
   readonly finish_reason?: string | null;
 }
 
-export function responseFromCompletion(frame: ResponseFrame, completion: Record<string, unknown>, usage: TurnUsage): Record<string, unknown> {
+/** The state of the Response a chat completion answers with (responseObject() or responseJson() make it whole). */
+export function replyState(completion: Record<string, unknown>, usage: TurnUsage): ResponseState {
   const choice = (completion['choices'] as readonly ChatChoice[] | undefined)?.[0];
   const message = choice?.message;
   const output: OutputItem[] = [];
@@ -25,5 +26,5 @@ export function responseFromCompletion(frame: ResponseFrame, completion: Record<
   }
   const { status, incompleteReason } = statusOf(choice?.finish_reason ?? null);
   const state = { status, output, usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens } };
-  return responseObject(frame, incompleteReason === undefined ? state : { ...state, incompleteReason });
+  return incompleteReason === undefined ? state : { ...state, incompleteReason };
 }

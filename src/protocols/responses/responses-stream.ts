@@ -2,17 +2,26 @@
 // completed, incomplete or failed), and per output item its added/delta/done events. Items come
 // one after the other, as OpenAI sends them: an item is closed when the next one starts.
 import { randomId } from '../../streaming/completion-id.ts';
+import { encoded, type EventBytes } from '../../streaming/event-bytes.ts';
 import type { ChatChunk, ChatChunkToolCall, StreamTranslator } from '../../streaming/stream-translator.ts';
-import { type FunctionCallItem, type MessageItem, type OutputItem, type ResponseFrame, type ResponseUsage, responseObject, statusOf } from './response-object.ts';
+import { type FunctionCallItem, type MessageItem, type OutputItem, type ResponseFrame, type ResponseUsage, responseJson, responseObject, statusOf } from './response-object.ts';
+
+// The event sent most often, response.output_text.delta, is written from these pieces and the
+// message's own (OpenMessage.deltaFields) around the text's literal, without building an object.
+const DELTA_EVENT = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
+const DELTA_HEAD = encoded(DELTA_EVENT);
+const DELTA_END = ',"logprobs":[]}\n\n';
+const DELTA_TAIL = encoded(DELTA_END);
 
 interface OpenMessage {
   readonly kind: 'message';
   readonly outputIndex: number;
   readonly id: string;
-  /** The JSON-quoted id, spelled once for every delta event. */
-  readonly quotedId: string;
-  /** The text so far, JSON-escaped without its quotes: the deltas' literals joined, decoded once at the end. */
-  escaped: string;
+  /** What a delta event of this message says between its sequence number and its text. */
+  readonly deltaFields: string;
+  readonly deltaFieldBytes: Buffer;
+  /** The text so far, as the deltas' literals had it. */
+  readonly escaped: EscapedText;
 }
 
 interface OpenCall {
@@ -62,9 +71,21 @@ export class ResponsesStream implements StreamTranslator {
     return events;
   }
 
-  text(literal: string): string {
-    if (this.#ended) return '';
-    return literal.length === 2 ? this.#start() : this.#start() + this.#text(literal);
+  textBytes(out: EventBytes, source: Uint8Array, start: number, end: number): void {
+    if (this.#ended) return;
+    if (!this.#started) out.text(this.#start());
+    if (end - start === 2) return;
+    let message = this.#current;
+    if (message?.kind !== 'message') {
+      out.text(this.#openMessage());
+      message = this.#current as OpenMessage;
+    }
+    message.escaped.addRange(source, start + 1, end - 1);
+    out.piece(DELTA_HEAD);
+    out.decimal(this.#sequence++);
+    out.piece(message.deltaFieldBytes);
+    out.range(source, start, end);
+    out.piece(DELTA_TAIL);
   }
 
   done(): string {
@@ -90,8 +111,8 @@ export class ResponsesStream implements StreamTranslator {
   #start(): string {
     if (this.#started) return '';
     this.#started = true;
-    const response = responseObject(this.#frame, { status: 'in_progress', output: [], usage: null });
-    return this.#event('response.created', { response }) + this.#event('response.in_progress', { response });
+    const response = responseJson(this.#frame, { status: 'in_progress', output: [], usage: null });
+    return this.#responseEvent('response.created', response) + this.#responseEvent('response.in_progress', response);
   }
 
   /** A piece of text, as its JSON string literal. */
@@ -99,18 +120,25 @@ export class ResponsesStream implements StreamTranslator {
     let events = '';
     let message = this.#current;
     if (message?.kind !== 'message') {
-      events += this.#close();
-      const id = randomId('msg_');
-      message = { kind: 'message', outputIndex: this.#output.length, id, quotedId: JSON.stringify(id), escaped: '' };
-      this.#current = message;
-      this.#output.push(messageItem(message, 'in_progress'));
-      events += this.#event('response.output_item.added', { output_index: message.outputIndex, item: messageItem(message, 'in_progress') });
-      events += this.#event('response.content_part.added', { item_id: id, output_index: message.outputIndex, content_index: 0, part: outputText('') });
+      events = this.#openMessage();
+      message = this.#current as OpenMessage;
     }
-    message.escaped += literal.slice(1, -1);
-    // The event sent most often, written without building an object for it.
-    const sequence = this.#sequence++;
-    return `${events}event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${sequence},"item_id":${message.quotedId},"output_index":${message.outputIndex},"content_index":0,"delta":${literal},"logprobs":[]}\n\n`;
+    message.escaped.addLiteral(literal);
+    return `${events}${DELTA_EVENT}${this.#sequence++}${message.deltaFields}${literal}${DELTA_END}`;
+  }
+
+  /** Closes the item being written and opens a message: its events. */
+  #openMessage(): string {
+    const events = this.#close();
+    const id = randomId('msg_');
+    const outputIndex = this.#output.length;
+    const deltaFields = `,"item_id":${JSON.stringify(id)},"output_index":${outputIndex},"content_index":0,"delta":`;
+    const message: OpenMessage = { kind: 'message', outputIndex, id, deltaFields, deltaFieldBytes: encoded(deltaFields), escaped: new EscapedText() };
+    this.#current = message;
+    this.#output.push(messageItem(message, 'in_progress'));
+    return events
+      + this.#event('response.output_item.added', { output_index: outputIndex, item: messageItem(message, 'in_progress') })
+      + this.#event('response.content_part.added', { item_id: id, output_index: outputIndex, content_index: 0, part: outputText('') });
   }
 
   #toolCall(delta: ChatChunkToolCall): string {
@@ -156,6 +184,11 @@ export class ResponsesStream implements StreamTranslator {
       + this.#event('response.output_item.done', { output_index: current.outputIndex, item });
   }
 
+  /** `response`: the Response as JSON. */
+  #responseEvent(type: string, response: string): string {
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.#sequence++},"response":${response}}\n\n`;
+  }
+
   #event(type: string, fields: Record<string, unknown>): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.#sequence++, ...fields })}\n\n`;
   }
@@ -166,7 +199,42 @@ function outputText(text: string): { type: 'output_text'; text: string; annotati
 }
 
 function textOf(message: OpenMessage): string {
-  return JSON.parse(`"${message.escaped}"`) as string;
+  return message.escaped.text();
+}
+
+/** A message's text as the JSON-escaped bytes of its deltas' literals, decoded once when it is read. */
+class EscapedText {
+  #bytes = Buffer.allocUnsafe(256);
+  #length = 0;
+  #text: string | null = null;
+
+  addRange(source: Uint8Array, start: number, end: number): void {
+    const bytes = this.#room(end - start);
+    let at = this.#length;
+    for (let index = start; index < end; index++) bytes[at++] = source[index]!;
+    this.#length = at;
+    this.#text = null;
+  }
+
+  /** `literal`: a JSON string literal, quotes included. */
+  addLiteral(literal: string): void {
+    const bytes = this.#room(literal.length * 3);
+    this.#length += bytes.write(literal.slice(1, -1), this.#length, 'utf8');
+    this.#text = null;
+  }
+
+  text(): string {
+    return (this.#text ??= JSON.parse(`"${this.#bytes.toString('utf8', 0, this.#length)}"`) as string);
+  }
+
+  #room(more: number): Buffer {
+    if (this.#length + more > this.#bytes.length) {
+      const larger = Buffer.allocUnsafe(Math.max(this.#length + more, this.#bytes.length * 2));
+      this.#bytes.copy(larger, 0, 0, this.#length);
+      this.#bytes = larger;
+    }
+    return this.#bytes;
+  }
 }
 
 function messageItem(message: OpenMessage, status: MessageItem['status']): MessageItem {

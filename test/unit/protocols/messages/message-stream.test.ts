@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../../src/errors/api-error.ts';
 import type { RequestContext } from '../../../../src/http/request-context.ts';
 import { MessageStream, PING_EVENT, PING_EVERY_MS } from '../../../../src/protocols/messages/message-stream.ts';
+import { EventBytes } from '../../../../src/streaming/event-bytes.ts';
 import type { ChatChunk, StreamOut } from '../../../../src/streaming/stream-translator.ts';
 
 const CTX = { promptTokens: 12, requestId: 'req_1' } as RequestContext;
@@ -51,8 +52,13 @@ describe('MessageStream', () => {
     const parsed = new MessageStream(CTX, 'fast', []);
     const literal = new MessageStream(CTX, 'fast', []);
     const strip = (text: string) => text.replace(/"id":"msg_[^"]+"/, '"id":"msg_"');
-    expect(strip(literal.text('""') + literal.text('"Hel"') + literal.text(JSON.stringify('lo "x"')) + literal.chunk(finish('stop')) + literal.done()))
-      .toBe(strip(parsed.chunk(text('')) + parsed.chunk(text('Hel')) + parsed.chunk(text('lo "x"')) + parsed.chunk(finish('stop')) + parsed.done()));
+    const textBytes = (json: string) => {
+      const out = new EventBytes();
+      literal.textBytes(out, Buffer.from(`x${json}x`), 1, Buffer.byteLength(json) + 1);
+      return Buffer.from(out.take()).toString();
+    };
+    expect(strip(textBytes('""') + textBytes('"Hel"') + textBytes(JSON.stringify('lo "x" ✓')) + literal.chunk(finish('stop')) + literal.done()))
+      .toBe(strip(parsed.chunk(text('')) + parsed.chunk(text('Hel')) + parsed.chunk(text('lo "x" ✓')) + parsed.chunk(finish('stop')) + parsed.done()));
   });
 
   it('gives each tool call its own tool_use block, its arguments as input_json_delta', () => {
