@@ -33,6 +33,7 @@ export class MessagesFront implements ProtocolFront {
       this.#limits.set(id, {
         maxOutputTokens: Math.min(...candidates.map((model) => model.maxOutputTokens)),
         takesImages: candidates.every((model) => model.supports.contentParts),
+        takesTopK: candidates.every((model) => model.target.kind === 'upstreams' && model.target.upstreams.every((upstream) => upstream.api.includes('messages'))),
       });
     }
   }

@@ -11,12 +11,14 @@ import type { MessagesBody, ToolChoiceParam, ToolParam } from './messages-reques
 export interface ModelLimits {
   readonly maxOutputTokens: number;
   readonly takesImages: boolean;
+  /** Every upstream that may serve it speaks Messages, so the request reaches it as sent, `top_k` included. */
+  readonly takesTopK: boolean;
 }
 
 /** `limits`: null when no model has the id (admission then answers 404). */
 export function toChatBody(body: MessagesBody, limits: ModelLimits | null): Record<string, unknown> {
-  if (body.top_k != null) {
-    throw new ApiError('unsupported_parameter', { param: 'top_k', message: 'top_k: not supported; models here sample with temperature and top_p.' });
+  if (body.top_k != null && limits?.takesTopK !== true) {
+    throw new ApiError('unsupported_parameter', { param: 'top_k', message: 'top_k: not supported by this model; it samples with temperature and top_p (top_k reaches only models whose every upstream speaks the Messages API).' });
   }
   const { messages, referencedTools } = chatConversation(body, limits?.takesImages ?? true);
   const chat: Record<string, unknown> = { model: body.model, messages };

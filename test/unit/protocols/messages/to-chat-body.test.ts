@@ -5,8 +5,8 @@ import { type ModelLimits, toChatBody } from '../../../../src/protocols/messages
 import { validateMessagesRequest } from '../../../../src/protocols/messages/validate-messages-request.ts';
 import { validateChatRequest } from '../../../../src/validation/validate-chat-request.ts';
 
-const TEXT_MODEL: ModelLimits = { maxOutputTokens: 8192, takesImages: false };
-const VISION_MODEL: ModelLimits = { maxOutputTokens: 8192, takesImages: true };
+const TEXT_MODEL: ModelLimits = { maxOutputTokens: 8192, takesImages: false, takesTopK: false };
+const VISION_MODEL: ModelLimits = { maxOutputTokens: 8192, takesImages: true, takesTopK: false };
 const SCHEMA = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 const TOOLS = [{ name: 'get_weather', description: 'The weather.', input_schema: SCHEMA }, { name: 'get_time', input_schema: { type: 'object' } }];
 
@@ -142,6 +142,9 @@ describe('toChatBody', () => {
     expect(refusal({ messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] }] })).toMatchObject({ param: 'messages.0.content.0' });
     expect(refusal({ messages: [{ role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x' } }] }, { role: 'user', content: 'x' }] })).toMatchObject({ param: 'messages.0.content.0' });
     expect(refusal({ top_k: 5, messages: [{ role: 'user', content: 'x' }] })).toMatchObject({ code: 'unsupported_parameter', param: 'top_k' });
+    // A model whose every upstream speaks Messages gets the request as sent, top_k in it.
+    expect(chat({ top_k: 5, messages: [{ role: 'user', content: 'x' }] }, { ...TEXT_MODEL, takesTopK: true })).not.toHaveProperty('top_k');
+    expect(chat({ top_k: null, messages: [{ role: 'user', content: 'x' }] })).not.toHaveProperty('top_k');
     expect(refusal({ tools: [TOOLS[0], TOOLS[0]], messages: [{ role: 'user', content: 'x' }] })).toMatchObject({ param: 'tools.1.name' });
     expect(refusal({ tools: TOOLS, tool_choice: { type: 'tool', name: 'nope' }, messages: [{ role: 'user', content: 'x' }] })).toMatchObject({ param: 'tool_choice.name' });
     expect(refusal({ tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'x' }] })).toMatchObject({ param: 'tool_choice.type' });
