@@ -42,6 +42,8 @@ export interface ChatChunkChoice {
     readonly role?: string;
     readonly content?: string | null;
     readonly refusal?: string | null;
+    /** A reasoning model's thinking, as vLLM and others stream it (older servers: `reasoning_content`). */
+    readonly reasoning?: string | null;
     readonly reasoning_content?: string | null;
     readonly tool_calls?: readonly ChatChunkToolCall[];
   };

@@ -75,5 +75,12 @@ export function onlyText(chunk: ChatChunk): string | null {
   if (choice.index !== 0 || choice.finish_reason != null) return null;
   const delta = choice.delta;
   if (delta === undefined || typeof delta.content !== 'string' || delta.content === '' || delta.tool_calls !== undefined || delta.refusal != null) return null;
+  if (reasoningOf(delta) !== null) return null;
   return delta.content;
+}
+
+/** The reasoning text a chunk's delta (or a completion's message) carries, under either name; null when none. */
+export function reasoningOf(delta: { readonly reasoning?: unknown; readonly reasoning_content?: unknown }): string | null {
+  const reasoning = delta.reasoning ?? delta.reasoning_content;
+  return typeof reasoning === 'string' && reasoning !== '' ? reasoning : null;
 }

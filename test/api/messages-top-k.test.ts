@@ -30,9 +30,14 @@ afterAll(async () => {
   await mock.close();
 });
 
+/** `top_k` is Anthropic's sampling field; this SDK's types leave it out, so the body is typed by hand. */
+function withTopK(model: string): Anthropic.MessageCreateParamsNonStreaming {
+  return { model, max_tokens: 50, top_k: 7, messages: [{ role: 'user', content: 'hi' }] } as Anthropic.MessageCreateParamsNonStreaming;
+}
+
 describe('top_k on /v1/messages', () => {
   it('reaches a model whose upstreams speak the Messages API, as the client sent it', async () => {
-    const message = await client.messages.create({ model: 'native', max_tokens: 50, top_k: 7, messages: [{ role: 'user', content: 'hi' }] });
+    const message = await client.messages.create(withTopK('native'));
     expect(message.type).toBe('message');
     const seen = mock.requests.at(-1)!;
     expect(seen.path).toMatch(/\/messages$/);
@@ -41,7 +46,7 @@ describe('top_k on /v1/messages', () => {
 
   it('is a 400 naming it for the built-in engine and for a chat-only upstream', async () => {
     for (const model of ['fast', 'chatonly']) {
-      const error = await client.messages.create({ model, max_tokens: 50, top_k: 7, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+      const error = await client.messages.create(withTopK(model)).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(Anthropic.BadRequestError);
       expect((error as InstanceType<typeof Anthropic.BadRequestError>).message).toContain('top_k');
     }

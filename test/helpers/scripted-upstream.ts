@@ -3,7 +3,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Answer = (response: ServerResponse, request: IncomingMessage) => void;
+/** `body`: the request's body, read whole. */
+export type Answer = (response: ServerResponse, request: IncomingMessage, body: string) => void;
 
 export interface ScriptedUpstream {
   readonly baseUrl: string;
@@ -31,8 +32,10 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
     response.on('close', () => {
       if (!response.writableFinished) aborted++;
     });
-    request.resume();
-    request.on('end', () => upstream.answer(response, request));
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => { body += chunk; });
+    request.on('end', () => upstream.answer(response, request, body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   upstream.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

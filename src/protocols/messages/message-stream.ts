@@ -6,6 +6,7 @@
 import type { RequestContext } from '../../http/request-context.ts';
 import { encoded, type EventBytes } from '../../streaming/event-bytes.ts';
 import type { ChatChunk, ChatChunkChoice, StreamOut, StreamTranslator } from '../../streaming/stream-translator.ts';
+import { reasoningOf } from '../../streaming/text-shape.ts';
 import { anthropicErrorEvent, type StreamFailure } from './anthropic-errors.ts';
 import { messageId, type Stop, stopOf, toolUseId, usageJson } from './message-parts.ts';
 
@@ -29,7 +30,7 @@ export class MessageStream implements StreamTranslator {
   #ended = false;
   /** Blocks started so far; the open one, when #open says there is one, is the last. */
   #blocks = 0;
-  #open: 'text' | 'tool_use' | null = null;
+  #open: 'text' | 'thinking' | 'tool_use' | null = null;
   /** The chat tool call the open tool_use block carries. */
   #toolCall = NO_CALL;
   #stop: Stop | null = null;
@@ -40,11 +41,15 @@ export class MessageStream implements StreamTranslator {
   /** Nothing was sent since the last tick of #pinger. */
   #quiet = true;
 
+  /** A reasoning model's thinking is sent as thinking blocks (the request asked for thinking). */
+  readonly #showsThinking: boolean;
+
   /** `ctx`: the request, whose prompt tokens are counted before its stream starts. */
-  constructor(ctx: RequestContext, model: string, stops: readonly string[]) {
+  constructor(ctx: RequestContext, model: string, stops: readonly string[], showsThinking = false) {
     this.#ctx = ctx;
     this.#model = model;
     this.#stops = stops;
+    this.#showsThinking = showsThinking;
   }
 
   opened(out: StreamOut): void {
@@ -119,6 +124,11 @@ export class MessageStream implements StreamTranslator {
   #choice(choice: ChatChunkChoice): string {
     let events = '';
     const delta = choice.delta;
+    const thinking = this.#showsThinking && delta !== undefined ? reasoningOf(delta) : null;
+    if (thinking !== null) {
+      if (this.#open !== 'thinking') events += this.#closeBlock() + this.#startBlock('thinking', '{"type":"thinking","thinking":"","signature":""}');
+      events += this.#delta(`{"type":"thinking_delta","thinking":${JSON.stringify(thinking)}}`);
+    }
     const text = delta?.content;
     if (typeof text === 'string' && text !== '') events += this.#textDelta(JSON.stringify(text));
     for (const call of delta?.tool_calls ?? []) {
@@ -148,7 +158,7 @@ export class MessageStream implements StreamTranslator {
     return this.#closeBlock() + this.#startBlock('text', '{"type":"text","text":"","citations":null}');
   }
 
-  #startBlock(kind: 'text' | 'tool_use', block: string): string {
+  #startBlock(kind: 'text' | 'thinking' | 'tool_use', block: string): string {
     this.#open = kind;
     return `event: content_block_start\ndata: {"type":"content_block_start","index":${this.#blocks++},"content_block":${block}}\n\n`;
   }

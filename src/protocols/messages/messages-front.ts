@@ -64,6 +64,7 @@ class MessagesTurn implements ProtocolTurn {
   readonly native: NativeRequest;
   readonly #model: string;
   readonly #stops: readonly string[];
+  readonly #showsThinking: boolean;
   readonly #ctx: RequestContext;
 
   constructor({ messages, chat }: MessagesChatRequest, ctx: RequestContext, native: NativeRequest) {
@@ -71,14 +72,17 @@ class MessagesTurn implements ProtocolTurn {
     this.native = native;
     this.#model = messages.model;
     this.#stops = chat.stop;
+    // As Anthropic's models: thinking comes back only when asked for, and not when asked to omit it.
+    const thinking = messages.thinking;
+    this.#showsThinking = thinking != null && thinking.type !== 'disabled' && thinking.display !== 'omitted';
     this.#ctx = ctx;
   }
 
   reply(completion: Record<string, unknown>, usage: TurnUsage): string {
-    return messageReply(completion, this.#model, this.#stops, usage);
+    return messageReply(completion, this.#model, this.#stops, usage, this.#showsThinking);
   }
 
   streamTranslator(): StreamTranslator {
-    return new MessageStream(this.#ctx, this.#model, this.#stops);
+    return new MessageStream(this.#ctx, this.#model, this.#stops, this.#showsThinking);
   }
 }

@@ -71,5 +71,6 @@ export interface MessagesBody {
   readonly top_k?: number | null;
   readonly tools?: readonly ToolParam[];
   readonly tool_choice?: ToolChoiceParam;
+  readonly thinking?: { readonly type: string; readonly display?: string | null } | null;
   readonly output_config?: { readonly effort?: string | null; readonly format?: { readonly type: 'json_schema'; readonly schema: Readonly<Record<string, unknown>> } | null };
 }

@@ -21,6 +21,8 @@ export function inputItemsOf(input: string | readonly ResponsesInputItem[]): Rec
 export function outputMessages(output: readonly OutputItem[]): TranslatedMessage[] {
   const messages: TranslatedMessage[] = [];
   for (const item of output) {
+    // A chat model is not given its own reasoning back.
+    if (item.type === 'reasoning') continue;
     if (item.type === 'message') {
       messages.push({ role: 'assistant', content: item.content.map((part) => part.text).join('') });
       continue;

@@ -28,7 +28,16 @@ export interface FunctionCallItem {
   readonly arguments: string;
 }
 
-export type OutputItem = MessageItem | FunctionCallItem;
+/** A reasoning model's thinking, as its text (open models' reasoning_text; no summary is made). */
+export interface ReasoningItem {
+  readonly id: string;
+  readonly type: 'reasoning';
+  readonly status: 'in_progress' | 'completed' | 'incomplete';
+  readonly summary: readonly never[];
+  readonly content: readonly { readonly type: 'reasoning_text'; readonly text: string }[];
+}
+
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem;
 
 export interface ResponseUsage {
   readonly input_tokens: number;

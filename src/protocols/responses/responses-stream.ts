@@ -4,7 +4,8 @@
 import { randomId } from '../../streaming/completion-id.ts';
 import { encoded, type EventBytes } from '../../streaming/event-bytes.ts';
 import type { ChatChunk, ChatChunkToolCall, StreamTranslator } from '../../streaming/stream-translator.ts';
-import { type FunctionCallItem, type MessageItem, type OutputItem, type ResponseFrame, type ResponseUsage, responseJson, responseObject, statusOf } from './response-object.ts';
+import { reasoningOf } from '../../streaming/text-shape.ts';
+import { type FunctionCallItem, type MessageItem, type OutputItem, type ReasoningItem, type ResponseFrame, type ResponseUsage, responseJson, responseObject, statusOf } from './response-object.ts';
 
 // The event sent most often, response.output_text.delta, is written from these pieces and the
 // message's own (OpenMessage.deltaFields) around the text's literal, without building an object.
@@ -24,6 +25,13 @@ interface OpenMessage {
   readonly escaped: EscapedText;
 }
 
+interface OpenReasoning {
+  readonly kind: 'reasoning';
+  readonly outputIndex: number;
+  readonly id: string;
+  text: string;
+}
+
 interface OpenCall {
   readonly kind: 'call';
   readonly outputIndex: number;
@@ -40,7 +48,7 @@ export class ResponsesStream implements StreamTranslator {
   #started = false;
   #ended = false;
   readonly #output: OutputItem[] = [];
-  #current: OpenMessage | OpenCall | null = null;
+  #current: OpenMessage | OpenReasoning | OpenCall | null = null;
   /** The chat stream's tool calls by their index. */
   readonly #calls = new Map<number, OpenCall>();
   #finishReason: string | null = null;
@@ -64,6 +72,8 @@ export class ResponsesStream implements StreamTranslator {
     const choice = chunk.choices?.[0];
     if (choice === undefined) return events;
     const delta = choice.delta;
+    const reasoning = delta === undefined ? null : reasoningOf(delta);
+    if (reasoning !== null) events += this.#reasoning(reasoning);
     const text = delta?.content ?? delta?.refusal;
     if (typeof text === 'string' && text !== '') events += this.#text(JSON.stringify(text));
     if (delta?.tool_calls !== undefined) for (const call of delta.tool_calls) events += this.#toolCall(call);
@@ -127,6 +137,22 @@ export class ResponsesStream implements StreamTranslator {
     return `${events}${DELTA_EVENT}${this.#sequence++}${message.deltaFields}${literal}${DELTA_END}`;
   }
 
+  /** A piece of a reasoning model's thinking: a reasoning item's reasoning_text. */
+  #reasoning(text: string): string {
+    let events = '';
+    let item = this.#current;
+    if (item?.kind !== 'reasoning') {
+      events += this.#close();
+      item = { kind: 'reasoning', outputIndex: this.#output.length, id: randomId('rs_'), text: '' };
+      this.#current = item;
+      this.#output.push(reasoningItem(item, 'in_progress'));
+      events += this.#event('response.output_item.added', { output_index: item.outputIndex, item: reasoningItem(item, 'in_progress') })
+        + this.#event('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    }
+    item.text += text;
+    return events + this.#event('response.reasoning_text.delta', { item_id: item.id, output_index: item.outputIndex, content_index: 0, delta: text });
+  }
+
   /** Closes the item being written and opens a message: its events. */
   #openMessage(): string {
     const events = this.#close();
@@ -175,6 +201,14 @@ export class ResponsesStream implements StreamTranslator {
       const text = textOf(current);
       return this.#event('response.output_text.done', { item_id: id, output_index: outputIndex, content_index: 0, text, logprobs: [] })
         + this.#event('response.content_part.done', { item_id: id, output_index: outputIndex, content_index: 0, part: outputText(text) })
+        + this.#event('response.output_item.done', { output_index: outputIndex, item });
+    }
+    if (current.kind === 'reasoning') {
+      const item = reasoningItem(current, status);
+      this.#output[current.outputIndex] = item;
+      const { id, outputIndex, text } = current;
+      return this.#event('response.reasoning_text.done', { item_id: id, output_index: outputIndex, content_index: 0, text })
+        + this.#event('response.content_part.done', { item_id: id, output_index: outputIndex, content_index: 0, part: { type: 'reasoning_text', text } })
         + this.#event('response.output_item.done', { output_index: outputIndex, item });
     }
     current.open = false;
@@ -239,6 +273,10 @@ class EscapedText {
 
 function messageItem(message: OpenMessage, status: MessageItem['status']): MessageItem {
   return { id: message.id, type: 'message', role: 'assistant', status, content: status === 'in_progress' ? [] : [outputText(textOf(message))] };
+}
+
+function reasoningItem(reasoning: OpenReasoning, status: ReasoningItem['status']): ReasoningItem {
+  return { id: reasoning.id, type: 'reasoning', status, summary: [], content: status === 'in_progress' ? [] : [{ type: 'reasoning_text', text: reasoning.text }] };
 }
 
 function callItem(call: OpenCall, status: FunctionCallItem['status']): FunctionCallItem {
