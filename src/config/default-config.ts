@@ -140,3 +140,13 @@ export const MODEL_DEFAULTS = {
   upstreamWeight: 1,
   upstreamMaxConnections: 64,
 } as const;
+
+/** What a model's file entry means where it leaves a setting out (see config-schema.ts). */
+export const MODEL_FILE_DEFAULTS = {
+  local: { language: 'en', timeToFirstTokenMs: 0, tokensPerSecond: 0 },
+  routePolicy: 'least-outstanding',
+  supports: { tools: true, responseFormat: true, contentParts: false },
+  upstreamApi: ['chat'],
+} as const;
+
+export const DEFAULT_ENGINE_MAX_QUEUE = 1024;

@@ -10,7 +10,7 @@ import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
 import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamApi, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_DASHBOARD, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS } from './default-config.ts';
+import { DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
@@ -182,7 +182,7 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     limits: limitsFrom(file.limits),
     engine: {
       threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
-      maxQueue: file.engine?.maxQueue ?? 1024,
+      maxQueue: file.engine?.maxQueue ?? DEFAULT_ENGINE_MAX_QUEUE,
       taskDeadlineMs: file.engine?.taskDeadlineMs ?? DEFAULT_ENGINE_TASK_DEADLINE_MS,
       schemaMsPerMinute: file.engine?.schemaMsPerMinute ?? DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE,
     },
@@ -241,7 +241,8 @@ function buildModel(id: string, file: ModelFile, ids: Set<string>): ModelConfig 
 function buildSupport(where: string, file: ModelFile): ModelSupport {
   const supports = file.supports ?? {};
   if (file.route !== undefined && file.supports !== undefined) throw new ConfigError(`MUNJA_CONFIG: ${where}.supports applies to the models a route serves, not to the route`);
-  return { tools: supports.tools ?? true, responseFormat: supports.responseFormat ?? true, contentParts: supports.contentParts ?? false };
+  const fallback = MODEL_FILE_DEFAULTS.supports;
+  return { tools: supports.tools ?? fallback.tools, responseFormat: supports.responseFormat ?? fallback.responseFormat, contentParts: supports.contentParts ?? fallback.contentParts };
 }
 
 function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string>): ModelTarget {
@@ -251,8 +252,8 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
   if (file.local) {
     return {
       kind: 'local',
-      language: file.local.language ?? 'en',
-      latency: { timeToFirstTokenMs: file.local.timeToFirstTokenMs ?? 0, tokensPerSecond: file.local.tokensPerSecond ?? 0 },
+      language: file.local.language ?? MODEL_FILE_DEFAULTS.local.language,
+      latency: { timeToFirstTokenMs: file.local.timeToFirstTokenMs ?? MODEL_FILE_DEFAULTS.local.timeToFirstTokenMs, tokensPerSecond: file.local.tokensPerSecond ?? MODEL_FILE_DEFAULTS.local.tokensPerSecond },
     };
   }
   if (file.upstreams) return { kind: 'upstreams', upstreams: file.upstreams.map((upstream, index) => buildUpstream(id, upstream, `${where}.upstreams.${index}`)) };
@@ -261,16 +262,15 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
     if (!ids.has(target)) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names unknown model "${target}"`);
     if (target === id) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names itself`);
   }
-  return { kind: 'route', policy: file.routePolicy ?? 'least-outstanding', models: route };
+  return { kind: 'route', policy: file.routePolicy ?? MODEL_FILE_DEFAULTS.routePolicy, models: route };
 }
 
-const DEFAULT_UPSTREAM_API: readonly UpstreamApi[] = ['chat'];
 
 function buildUpstream(id: string, file: UpstreamFile, where: string): UpstreamConfig {
   checkUpstreamBaseUrl(file.baseUrl, `MUNJA_CONFIG: ${where}.baseUrl`);
   const baseUrl = file.baseUrl.replace(/\/+$/, '');
   const url = new URL(baseUrl);
-  const api = file.api ?? DEFAULT_UPSTREAM_API;
+  const api: readonly UpstreamApi[] = file.api ?? MODEL_FILE_DEFAULTS.upstreamApi;
   // A chat request needs an upstream that speaks chat, and every request of another API falls back
   // to chat on an upstream that does not speak it: until a model may lack chat, every upstream has it.
   if (!api.includes('chat')) throw new ConfigError(`MUNJA_CONFIG: ${where}.api must include "chat" (every upstream also serves chat completions), got ${JSON.stringify(api)}`);
