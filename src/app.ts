@@ -9,7 +9,7 @@ import { KeyInFlight } from './dispatch/key-in-flight.ts';
 import { RetryBudget } from './dispatch/retry-budget.ts';
 import { UpstreamHealth } from './dispatch/upstream-health.ts';
 import { EnginePool } from './engine/engine-pool.ts';
-import { type ChatCompletionsDeps, chatCompletions } from './handlers/chat-completions.ts';
+import { chatCompletions } from './handlers/chat-completions.ts';
 import { protocolCompletion } from './protocols/protocol-endpoint.ts';
 import { responsesFront } from './protocols/responses/responses-front.ts';
 import { deleteStoredResponse, readStoredResponse, RESPONSES_PATH_PREFIX } from './protocols/responses/stored-response-routes.ts';
@@ -63,8 +63,6 @@ const SURGE_RELEASE_WAIT_MS = 1_000;
 export interface AppOptions {
   /** Where spans go instead of the OTLP export (tests); used only when tracing is configured. */
   readonly spanProcessor?: SpanProcessor;
-  /** Adds routes beside the API's, on the chat pipeline (tests: an endpoint of another protocol). */
-  readonly routes?: (router: Router, deps: ChatCompletionsDeps) => void;
 }
 
 export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger' | 'requestLog'>, options: AppOptions = {}): Promise<RunningApp> {
@@ -128,7 +126,6 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(mcpDeps, ctx))
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
-  options.routes?.(router, chatDeps);
   await mountDashboard(router, { config, store, logger });
   if (config.dashboard.enabled) router.on('GET', '/', root);
   const server = new HttpServer({

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
-import { type AppOptions, type RunningApp, startApp } from '../../src/app.ts';
+import { type RunningApp, startApp } from '../../src/app.ts';
 import { type CreateApiKeyOptions, createApiKey } from '../../src/auth/create-key.ts';
 import type { ConfigFile } from '../../src/config/config-schema.ts';
 import type { LogLevel } from '../../src/config/config-types.ts';
@@ -39,8 +39,6 @@ export interface GatewayOptions {
   readonly logTo?: NodeJS.WritableStream;
   /** With tracing configured (OTEL_* in env): where spans go instead of OTLP. */
   readonly spanProcessor?: SpanProcessor;
-  /** More routes on the chat pipeline (AppOptions.routes). */
-  readonly routes?: AppOptions['routes'];
 }
 
 /**
@@ -51,7 +49,7 @@ export async function startGateway(config: ConfigFile = FAST_TEST_CONFIG, option
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'munja-test-'));
   const settings = loadConfig({ MUNJA_DATA: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', MUNJA_METRICS_PORT: 'off', ...options.env }, config);
   const logs = options.logTo === undefined ? createLogger('silent') : createLogger((options.env?.LOG_LEVEL ?? 'info') as LogLevel, options.logTo);
-  const app = await startApp(settings, logs, { spanProcessor: options.spanProcessor, routes: options.routes });
+  const app = await startApp(settings, logs, { spanProcessor: options.spanProcessor });
   const origin = `${settings.tls ? 'https' : 'http'}://127.0.0.1:${app.port}`;
   return {
     app,
