@@ -120,6 +120,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .onPrefix('DELETE', RESPONSES_PATH_PREFIX, (ctx) => deleteStoredResponse(storedResponseDeps, ctx))
     .on('POST', MESSAGES_PATH, (ctx) => protocolCompletion(messages, chatDeps, ctx))
     .on('POST', COUNT_TOKENS_PATH, (ctx) => countMessageTokens(messages, chatDeps, ctx))
+    .formatErrorsUnder(MESSAGES_PATH, messages.errorFormat)
     .on('GET', '/v1/models', (ctx) => listModels(modelDeps, ctx))
     .onPrefix('GET', MODEL_PATH_PREFIX, (ctx) => retrieveModel(modelDeps, ctx))
     .on('POST', MCP_PATH, (ctx) => mcpPost(mcpDeps, ctx))

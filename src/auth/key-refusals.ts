@@ -9,15 +9,16 @@ import { API_KEY_LENGTH, API_KEY_PREFIX } from './api-key.ts';
 const WHERE_KEYS_COME_FROM = 'Keys come from the dashboard (/dashboard) or `munja keys create`.';
 const KEY_ALPHABET = /^[0-9A-Za-z]*$/;
 
-export function missingKey(): ApiError {
-  return new ApiError('invalid_api_key', {
-    message: `No API key: send the header "Authorization: Bearer sk_munja_…". ${WHERE_KEYS_COME_FROM}`,
-  });
+/** `anthropic`: the request came to the Messages API, whose clients send the key as `x-api-key`. */
+export function missingKey(anthropic = false): ApiError {
+  const header = anthropic ? '"x-api-key: sk_munja_…" (or "Authorization: Bearer sk_munja_…")' : '"Authorization: Bearer sk_munja_…"';
+  return new ApiError('invalid_api_key', { message: `No API key: send the header ${header}. ${WHERE_KEYS_COME_FROM}` });
 }
 
-export function notBearer(): ApiError {
+export function notBearer(anthropic = false): ApiError {
+  const instead = anthropic ? ', or send the key alone as "x-api-key: sk_munja_…"' : '';
   return new ApiError('invalid_api_key', {
-    message: 'The Authorization header must be the word Bearer, a space, then the key: "Authorization: Bearer sk_munja_…".',
+    message: `The Authorization header must be the word Bearer, a space, then the key: "Authorization: Bearer sk_munja_…"${instead}.`,
   });
 }
 

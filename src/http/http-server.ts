@@ -206,6 +206,7 @@ export class HttpServer {
         ctx.res.onData(() => {}); // uWS wants a reader for a request with a body
         pending = refuseOnNextTurn();
       } else {
+        if (route === undefined || handler === undefined) ctx.errorFormat = router.errorFormatOf(ctx.path);
         if (route === undefined) throw new ApiError('unknown_route', { message: unknownRouteMessage(this.#options.router, ctx) });
         if (handler === undefined) {
           throw new ApiError('method_not_allowed', { message: `${ctx.path} does not accept ${ctx.method}.`, headers: { allow: route.allow } });

@@ -1,6 +1,6 @@
 // Exact-path routing (one Map lookup), plus prefix routes for paths with an id. Paths are
 // matched as sent: no case folding, no trailing-slash or double-slash normalisation.
-import type { RequestContext } from './request-context.ts';
+import type { ErrorFormat, RequestContext } from './request-context.ts';
 
 /**
  * Returned by a handler that ends the request itself, by calling `ctx.end()` once it has answered
@@ -41,6 +41,20 @@ const UWS_PATTERN = /[:*]/;
 export class Router {
   readonly #exact = new Map<string, Route>();
   readonly #prefixed: Array<[string, Route, number]> = [];
+  /** Paths under which errors of requests no route takes (404, 405) have another API's shape. */
+  readonly #errorFormats: Array<[string, ErrorFormat]> = [];
+
+  /** Answers the requests under `path` (itself, or below it) that no route takes in `format`'s shape. */
+  formatErrorsUnder(path: string, format: ErrorFormat): this {
+    this.#errorFormats.push([path, format]);
+    return this;
+  }
+
+  /** The error shape of an unrouted request to `path`; null: the API's own. */
+  errorFormatOf(path: string): ErrorFormat | null {
+    for (const [under, format] of this.#errorFormats) if (path === under || path.startsWith(`${under}/`)) return format;
+    return null;
+  }
 
   on(method: string, path: string, handler: Handler): this {
     let route = this.#exact.get(path);

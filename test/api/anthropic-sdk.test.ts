@@ -198,6 +198,34 @@ describe('keys and errors', () => {
     expect(models.data.length).toBe(5);
   });
 
+  it('tells a client without a usable key which headers carry one, in Anthropic\'s shape', async () => {
+    const post = (headers: Record<string, string>) => fetch(`${gateway.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers }, body: '{}' });
+    const none = await post({});
+    expect(none.status).toBe(401);
+    const noneBody = await none.json();
+    expect(noneBody).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    expect(noneBody.error.message).toContain('x-api-key: sk_munja_');
+    expect(noneBody.error.message).toContain('Authorization: Bearer');
+    const basic = await (await post({ authorization: 'Basic abc' })).json();
+    expect(basic.error.message).toMatch(/Bearer.*x-api-key/);
+    // The chat endpoint's own words are unchanged.
+    const chat = await (await fetch(`${gateway.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+    expect(chat.error.message).not.toContain('x-api-key');
+  });
+
+  it('answers unknown paths and methods under /v1/messages in Anthropic\'s shape', async () => {
+    const headers = { 'x-api-key': key, 'anthropic-version': '2023-06-01' };
+    const batches = await fetch(`${gateway.origin}/v1/messages/batches`, { headers });
+    expect(batches.status).toBe(404);
+    expect(await batches.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    const get = await fetch(`${gateway.origin}/v1/messages`, { headers });
+    expect(get.status).toBe(405);
+    expect(await get.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    // Elsewhere the API's own shape.
+    expect(await (await fetch(`${gateway.baseURL}/nothing`)).json()).toMatchObject({ error: { code: 'unknown_route' } });
+    expect(await (await fetch(`${gateway.origin}/v1/messagesx`)).json()).toMatchObject({ error: { code: 'unknown_route' } });
+  });
+
   it('answers in Anthropic\'s error shape with the statuses of the rest of the API', async () => {
     const bad = new Anthropic({ apiKey: 'sk_munja_notarealkey', baseURL: gateway.origin, maxRetries: 0 });
     const unauthorized = await bad.messages.create({ model: 'fast', max_tokens: 5, messages: ASK }).catch((error: unknown) => error);

@@ -1,3 +1,4 @@
+import { missingKey, notBearer } from '../../auth/key-refusals.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 
 /**
@@ -7,5 +8,10 @@ import type { RequestContext } from '../../http/request-context.ts';
  */
 export function anthropicCredential(ctx: RequestContext): string {
   const apiKey = ctx.anthropic?.apiKey ?? '';
-  return apiKey === '' ? ctx.authorization : `Bearer ${apiKey}`;
+  if (apiKey !== '') return `Bearer ${apiKey}`;
+  // Refused here, in words that name this API's header too; a key in either is checked as usual.
+  const authorization = ctx.authorization.trim();
+  if (authorization === '') throw missingKey(true);
+  if (!/^bearer /i.test(authorization)) throw notBearer(true);
+  return ctx.authorization;
 }
