@@ -151,7 +151,9 @@ class ProtocolAnswer implements CompletionAnswer {
     const ctx = left(run);
     // Nothing was served, so nothing is billed: the log line and the token metric agree with usage.
     ctx.promptTokens = 0;
-    ctx.end(error);
+    // An engine's refusal names what it refused in chat terms.
+    const { refine } = this.#turn;
+    ctx.end(refine === undefined ? error : refine(error));
   }
 }
 

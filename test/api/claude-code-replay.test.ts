@@ -104,6 +104,7 @@ describe.each(CAPTURES)('Claude Code: %s', (_file, capture) => {
     }
     const forced = await replay(capture, { ...capture.body, tools: [...loaded, allOf], tool_choice: { type: 'tool', name: allOf.name } });
     expect(forced.status).toBe(400);
-    expect(await forced.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('allOf') } });
+    // Named as the request has it: the tool's index among its tools, its input_schema.
+    expect(await forced.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining(`allOf in tools.${loaded.length}.input_schema`) } });
   });
 });

@@ -9,6 +9,7 @@ import type { ChatRequest } from '../../validation/chat-request.ts';
 import { validateChatRequest } from '../../validation/validate-chat-request.ts';
 import type { ProtocolFront, ProtocolTurn, TurnUsage } from '../protocol-endpoint.ts';
 import { anthropicErrorBody } from './anthropic-errors.ts';
+import { inMessagesTerms } from './chat-param-names.ts';
 import { anthropicCredential } from './anthropic-credential.ts';
 import { messageReply } from './message-reply.ts';
 import { MessageStream } from './message-stream.ts';
@@ -49,27 +50,40 @@ export class MessagesFront implements ProtocolFront {
   /** The chat request a Messages body runs as; `forCount`: a count_tokens body (no max_tokens). */
   chatRequest(body: unknown, forCount: boolean): MessagesChatRequest {
     const messages = validateMessagesRequest(body, forCount);
-    return { messages, chat: validateChatRequest(toChatBody(messages, this.#limits.get(messages.model) ?? null)) };
+    const chatBody = toChatBody(messages, this.#limits.get(messages.model) ?? null);
+    const offered = (chatBody['tools'] ?? []) as readonly { readonly function: { readonly name: string } }[];
+    const names = (messages.tools ?? []).map((tool) => tool.name);
+    const toolIndexes = offered.map((tool) => names.indexOf(tool.function.name));
+    const refine = (error: unknown) => inMessagesTerms(error, toolIndexes);
+    try {
+      return { messages, chat: validateChatRequest(chatBody), refine };
+    } catch (error) {
+      throw refine(error);
+    }
   }
 }
 
 export interface MessagesChatRequest {
   readonly messages: MessagesBody;
   readonly chat: ChatRequest;
+  /** An error about the chat request, in the Messages API's names. */
+  readonly refine: (error: unknown) => unknown;
 }
 
 class MessagesTurn implements ProtocolTurn {
   readonly request: ChatRequest;
   /** The request as sent, for an upstream that speaks Messages. */
   readonly native: NativeRequest;
+  readonly refine: (error: unknown) => unknown;
   readonly #model: string;
   readonly #stops: readonly string[];
   readonly #showsThinking: boolean;
   readonly #ctx: RequestContext;
 
-  constructor({ messages, chat }: MessagesChatRequest, ctx: RequestContext, native: NativeRequest) {
+  constructor({ messages, chat, refine }: MessagesChatRequest, ctx: RequestContext, native: NativeRequest) {
     this.request = chat;
     this.native = native;
+    this.refine = refine;
     this.#model = messages.model;
     this.#stops = chat.stop;
     // As Anthropic's models: thinking comes back only when asked for, and not when asked to omit it.

@@ -7,7 +7,11 @@ export function inResponsesTerms(error: unknown, toolIndexes: readonly number[])
   if (!(error instanceof ApiError) || error.param === null) return error;
   const param = responsesParam(error.param, toolIndexes);
   if (param === error.param) return error;
-  const message = error.message.split(error.param).join(param).replaceAll('max_completion_tokens', 'max_output_tokens');
+  // The message may name the param whole, or only the tool's schema it is in.
+  const message = error.message.split(error.param).join(param)
+    .replace(/tools\[\d+\](?:\.function)?/g, (found) => responsesParam(found, toolIndexes))
+    .replaceAll('response_format.json_schema', 'text.format')
+    .replaceAll('max_completion_tokens', 'max_output_tokens');
   return new ApiError(error.code, { param, message, ...(error.headers === undefined ? {} : { headers: error.headers }) });
 }
 
