@@ -51,6 +51,12 @@ export interface ResponseFrame {
   readonly model: string;
   readonly body: ResponsesBody;
   readonly store: boolean;
+  /** The request's settings as the Response repeats them, as JSON members (no braces). */
+  readonly echo: string;
+}
+
+export function responseFrame(id: string, createdAt: number, model: string, body: ResponsesBody, store: boolean): ResponseFrame {
+  return { id, createdAt, model, body, store, echo: JSON.stringify(echoOf(body)).slice(1, -1) };
 }
 
 export interface ResponseState {
@@ -84,15 +90,12 @@ export function responseObject(frame: ResponseFrame, state: ResponseState): Reco
  * request (a stream sends the Response three times) and the rest written around it.
  */
 export function responseJson(frame: ResponseFrame, state: ResponseState): string {
-  const echo = (echoJson.get(frame) ?? echoJson.set(frame, JSON.stringify(echoOf(frame.body)).slice(1, -1)).get(frame))!;
   return `{"id":"${frame.id}","object":"response","created_at":${frame.createdAt},"status":"${state.status}","completed_at":${completedAt(state)},`
     + `"error":${state.error === undefined ? 'null' : JSON.stringify(state.error)},`
     + `"incomplete_details":${state.incompleteReason === undefined ? 'null' : `{"reason":"${state.incompleteReason}"}`},`
-    + `${echo},"model":${JSON.stringify(frame.model)},"output":${JSON.stringify(state.output)},"store":${frame.store},`
+    + `${frame.echo},"model":${JSON.stringify(frame.model)},"output":${JSON.stringify(state.output)},"store":${frame.store},`
     + `"usage":${state.usage === null ? 'null' : JSON.stringify(usageObject(state.usage))}}`;
 }
-
-const echoJson = new WeakMap<ResponseFrame, string>();
 
 function completedAt(state: ResponseState): number | null {
   return state.status === 'completed' ? Math.floor(Date.now() / 1000) : null;

@@ -12,7 +12,7 @@ import { validateChatRequest } from '../../validation/validate-chat-request.ts';
 import type { ProtocolFront, ProtocolTurn, TurnUsage } from '../protocol-endpoint.ts';
 import { inResponsesTerms } from './chat-param-names.ts';
 import { inputItemsOf, outputMessages } from './conversation-items.ts';
-import { type OutputItem, type ResponseFrame, responseJson, responseObject } from './response-object.ts';
+import { type OutputItem, responseFrame, responseJson, responseObject } from './response-object.ts';
 import { replyState } from './responses-reply.ts';
 import { parseResponsesBody, type ResponsesBody, type TranslatedMessage, translateResponsesRequest } from './responses-request.ts';
 import { ResponsesStream } from './responses-stream.ts';
@@ -58,7 +58,7 @@ function turnOf(body: ResponsesBody, history: readonly TranslatedMessage[], prin
   } catch (error) {
     throw refine(error);
   }
-  const frame: ResponseFrame = { id: randomId('resp_'), createdAt: Math.floor(Date.now() / 1000), model: body.model, body, store };
+  const frame = responseFrame(randomId('resp_'), Math.floor(Date.now() / 1000), body.model, body, store);
   const { omittedTools } = translated;
   if (omittedTools.length > 0) logger.debug({ reqId: ctx.requestId, omittedTools }, 'tools this service cannot provide were taken out of the offer');
   const keep = !store ? null : (response: Record<string, unknown>) => stored.save(principal.accountId, principal.keyId, frame.id, previousId, {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../../src/http/request-context.ts';
 import { MessageStream } from '../../../src/protocols/messages/message-stream.ts';
+import { responseFrame } from '../../../src/protocols/responses/response-object.ts';
 import { ResponsesStream } from '../../../src/protocols/responses/responses-stream.ts';
 import type { ResponsesBody } from '../../../src/protocols/responses/responses-request.ts';
 import { EventBytes } from '../../../src/streaming/event-bytes.ts';
@@ -116,7 +117,7 @@ describe('TranslatingSink', () => {
   ];
   const body = { model: 'm', input: 'hi' } as ResponsesBody;
   const translators: Record<string, () => StreamTranslator> = {
-    responses: () => new ResponsesStream({ id: 'resp_1', createdAt: 1, model: 'm', body, store: false }),
+    responses: () => new ResponsesStream(responseFrame('resp_1', 1, 'm', body, false)),
     messages: () => new MessageStream({ promptTokens: 3, requestId: 'req_1' } as RequestContext, 'm', []),
   };
   /** Random ids replaced, so that two runs compare. */

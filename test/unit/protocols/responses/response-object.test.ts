@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ResponseFrame, type ResponseState, responseJson, responseObject } from '../../../../src/protocols/responses/response-object.ts';
+import { responseFrame, type ResponseState, responseJson, responseObject } from '../../../../src/protocols/responses/response-object.ts';
 import type { ResponsesBody } from '../../../../src/protocols/responses/responses-request.ts';
 
 describe('responseJson', () => {
@@ -18,7 +18,7 @@ describe('responseJson', () => {
 
   for (const body of [{ model: 'm', input: 'hi' } as ResponsesBody, full]) {
     it(`is the JSON of responseObject, for every status (${Object.keys(body).length} request fields)`, () => {
-      const frame: ResponseFrame = { id: 'resp_1', createdAt: 17, model: 'public-model', body, store: true };
+      const frame = responseFrame('resp_1', 17, 'public-model', body, true);
       for (const state of states) {
         const json = JSON.parse(responseJson(frame, state)) as Record<string, unknown>;
         const object = responseObject(frame, state);
