@@ -10,6 +10,7 @@ import type { RouteChoice } from '../models/route-choice.ts';
 import type { Lease, LimitDecision, Limiter, RateLimitState } from '../ratelimit/limiter.ts';
 import { rateLimitError } from '../ratelimit/rate-limit-headers.ts';
 import type { UsageRecorder } from '../store/usage-recorder.ts';
+import type { StreamTranslator } from '../streaming/stream-translator.ts';
 import type { NativeRequest } from '../upstream/native-request.ts';
 import { estimatePromptTokens, MAX_CHARS_PER_TOKEN } from '../tokens/estimate-tokens.ts';
 import { promptTextLength } from '../tokens/token-pool.ts';
@@ -71,6 +72,8 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
   asBytes = false;
   /** Set by a protocol endpoint whose request an upstream may take as it is. */
   native: NativeRequest | null = null;
+  /** Set by a protocol endpoint for a stream: the chat events are translated into its protocol's. */
+  translator: StreamTranslator | null = null;
   /** performance.now() at dispatch. */
   dispatchedAt = 0;
   #deps: CompletionServiceDeps | null = null;

@@ -6,6 +6,7 @@ import type { LatencyProfile, ModelConfig } from '../config/config-types.ts';
 import type { EnginePool } from '../engine/engine-pool.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
+import type { StreamTranslator } from '../streaming/stream-translator.ts';
 import type { NativeRequest } from '../upstream/native-request.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { localJson, streamLocal } from './local-completion.ts';
@@ -35,6 +36,8 @@ export interface Completion {
    * speaks that API; `request` (its chat translation) goes to the others. Null for a chat request.
    */
   readonly native: NativeRequest | null;
+  /** A stream of another protocol: what translates the chat events into its own; null for chat. */
+  readonly translator: StreamTranslator | null;
 }
 
 export interface CompletionOutcome {
@@ -107,7 +110,7 @@ async function runLocal(deps: DispatchDeps, completion: Completion, language: 'e
   if (result.refusal !== undefined) throw new ApiError(result.refusal.code, { param: result.refusal.param, message: result.refusal.message });
   if (client.trace?.recording) client.trace.addFinishReasons(result.choices.map((choice) => choice.finishReason));
   if (streamTo !== null) {
-    const completionTokens = await streamLocal({ ctx: streamTo, model: publicModel, includeUsage: request.includeUsage, latency, result, structured: structure !== undefined, headers });
+    const completionTokens = await streamLocal({ ctx: streamTo, translator: completion.translator, model: publicModel, includeUsage: request.includeUsage, latency, result, structured: structure !== undefined, headers });
     return { promptTokens: null, completionTokens, body: null, headers: NO_HEADERS };
   }
   const json = await localJson(client, publicModel, latency, result);

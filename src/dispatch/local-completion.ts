@@ -7,11 +7,14 @@ import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { ChatChunks } from '../streaming/chat-chunks.ts';
 import { completionId } from '../streaming/completion-id.ts';
 import { type EventSink, openEventSink } from '../streaming/event-sink.ts';
-import { DONE_FRAME, frame } from '../streaming/sse-writer.ts';
+import type { StreamTranslator } from '../streaming/stream-translator.ts';
+import { DONE_FRAME, frame } from '../http/sse-frames.ts';
 import { usageOf } from '../streaming/usage.ts';
 
 export interface LocalStreamDelivery {
   readonly ctx: RequestContext;
+  /** A stream of another protocol: what translates the chat events; null for chat. */
+  readonly translator: StreamTranslator | null;
   readonly model: string;
   readonly includeUsage: boolean;
   readonly latency: LatencyProfile;
@@ -110,7 +113,7 @@ class LocalStream {
 
   constructor(delivery: LocalStreamDelivery) {
     this.#delivery = delivery;
-    this.#writer = openEventSink(delivery.ctx);
+    this.#writer = openEventSink(delivery.ctx, delivery.translator);
     this.#chunks = new ChatChunks(completionId(), Math.floor(Date.now() / 1000), delivery.model, delivery.includeUsage);
     const { choices } = delivery.result;
     if (delivery.structured && choices.some((choice) => choice.toolCalls !== undefined)) this.#toolEvents = choices.map((choice, index) => toolCallEvents(this.#chunks, index, choice));

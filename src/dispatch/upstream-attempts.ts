@@ -9,6 +9,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { clampSeconds, retryAfterHeaders, type UpstreamAttemptError } from '../upstream/upstream-errors.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import { type ExchangeListener, startExchange, type UpstreamCall, type UpstreamOutcome } from '../upstream/upstream-exchange.ts';
+import type { StreamTranslator } from '../streaming/stream-translator.ts';
 import type { NativeRequest } from '../upstream/native-request.ts';
 import type { UpstreamPools } from '../upstream/upstream-pools.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
@@ -68,6 +69,10 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
 
   get streamTo(): RequestContext | null {
     return this.#completion.streamTo;
+  }
+
+  get translator(): StreamTranslator | null {
+    return this.#completion.translator;
   }
 
   get publicModel(): string {

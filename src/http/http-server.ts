@@ -10,12 +10,12 @@ import type { Logger } from '../observability/logger.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { RequestLog } from '../observability/request-log.ts';
 import type { Tracing } from '../observability/tracing.ts';
-import { endWithError, openStreams } from '../streaming/sse-writer.ts';
 import { AddressSlots } from './address-slots.ts';
 import { BodyBudget } from './body-budget.ts';
 import { BodyReader, ClientGoneError } from './body-reader.ts';
 import { isAnthropicPath, type MatchedRoute, RequestContext, type ServerSettings } from './request-context.ts';
-import { sendRefusal } from './respond.ts';
+import { endWithError, sendRefusal } from './respond.ts';
+import { openStreams } from '../observability/open-streams.ts';
 import { ENDS_LATER, type HandlerResult, type Router } from './router.ts';
 import { type TemplatedApp, type us_listen_socket, uws } from './uws.ts';
 

@@ -3,7 +3,6 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
 import type { ApiError } from '../errors/api-error.ts';
 import type { RequestTrace } from '../observability/request-trace.ts';
-import type { StreamTranslator } from '../streaming/stream-translator.ts';
 import type { RateLimitState } from '../ratelimit/limiter.ts';
 import type { BodyBudget } from './body-budget.ts';
 import type { BodyReader } from './body-reader.ts';
@@ -11,7 +10,7 @@ import { clientAddress } from './client-address.ts';
 import { ambiguousFraming } from './framing.ts';
 import { peerAddress } from './peer-address.ts';
 import { readRequestHead } from './request-head.ts';
-import { UNMATCHED_ROUTE } from './router.ts';
+import { type RequestRecord, UNMATCHED_ROUTE } from '../observability/request-record.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
 // Request ids: a random per-process prefix (it tells an operator which process served a request)
@@ -99,6 +98,12 @@ export interface AnthropicHeaders {
 /** An endpoint's own shape for error bodies; the API's (`{error:{message,type,param,code}}`) when none is set. */
 export type ErrorFormat = (error: ApiError, requestId: string) => string;
 
+/** How a stream of another protocol ends when it fails after it opened (streaming/stream-translator.ts implements it). */
+export interface StreamEnding {
+  /** The events that end the stream, in its protocol's shape. */
+  failed(error: ApiError): string;
+}
+
 /** What work on behalf of a client needs to know about it going away. */
 export interface Abortable {
   readonly requestId: string;
@@ -137,7 +142,7 @@ export interface ServerSettings {
   readonly ending: RequestEnding;
 }
 
-export class RequestContext implements Abortable {
+export class RequestContext implements Abortable, RequestRecord {
   readonly res: HttpResponse;
   readonly requestId: string;
   readonly startedAt: number;
@@ -164,8 +169,8 @@ export class RequestContext implements Abortable {
   readonly anthropic: AnthropicHeaders | null;
   /** Set by an endpoint whose errors have another shape (the Messages API). */
   errorFormat: ErrorFormat | null = null;
-  /** Set by an endpoint that streams another protocol: the chat events of its completion are translated. */
-  translator: StreamTranslator | null = null;
+  /** Set for a stream of another protocol: the events it ends with when it fails (endWithError). */
+  streamEnding: StreamEnding | null = null;
   aborted = false;
   /** Status sent (0 until the response has started). */
   status = 0;

@@ -2,6 +2,7 @@
 // and nothing may be written after the client aborted.
 import { ApiError } from '../errors/api-error.ts';
 import { writeHeaderLines } from './header-lines.ts';
+import { errorEvents } from './sse-frames.ts';
 import type { RequestContext } from './request-context.ts';
 import { statusLine } from './status-lines.ts';
 
@@ -94,4 +95,22 @@ export function beginStreaming(ctx: RequestContext, contentType: string, headers
   writeHead(ctx, 200, contentType, headers);
   // end(…, true) cannot add it once a stream has begun (uWS would write it into the body).
   if (ctx.closeConnection) ctx.res.writeHeader('connection', 'close');
+}
+
+/**
+ * Ends a request with an error: as a JSON answer if nothing was sent yet (closing the connection
+ * if asked), else as the stream's last events (its protocol's, when it has its own). The
+ * connection of a stream is not closed here: after a write, uWS would put its Connection header
+ * into the body.
+ */
+export function endWithError(ctx: RequestContext, error: ApiError, closeConnection: boolean): void {
+  if (ctx.aborted || ctx.finished) return;
+  if (ctx.status === 0) {
+    sendError(ctx, error, { closeConnection });
+    return;
+  }
+  ctx.errorCode = error.code;
+  ctx.finished = true;
+  const events = ctx.streamEnding === null ? errorEvents(error) : ctx.streamEnding.failed(error);
+  ctx.res.cork(() => ctx.res.end(events));
 }

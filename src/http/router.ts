@@ -11,9 +11,6 @@ export const ENDS_LATER: unique symbol = Symbol('ends later');
 export type HandlerResult = void | typeof ENDS_LATER;
 export type Handler = (ctx: RequestContext) => HandlerResult | Promise<HandlerResult>;
 
-/** The route of a request that matched none (metrics, traces). */
-export const UNMATCHED_ROUTE = 'unmatched';
-
 export class Route {
   readonly #methods = new Map<string, Handler>();
   allow = '';

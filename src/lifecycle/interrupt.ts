@@ -3,7 +3,7 @@
 // work behind the request stops as if the client had left.
 import { ApiError } from '../errors/api-error.ts';
 import type { RequestContext } from '../http/request-context.ts';
-import { endWithError } from '../streaming/sse-writer.ts';
+import { endWithError } from '../http/respond.ts';
 
 export function interrupt(ctx: RequestContext): void {
   if (ctx.aborted || ctx.finished) return;

@@ -13,7 +13,7 @@
 import cluster from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
 import { ERROR_CATALOGUE } from '../errors/catalogue.ts';
-import type { RequestContext } from '../http/request-context.ts';
+import type { RequestRecord } from './request-record.ts';
 import { KeyedCounter, KeyedHistogram, type Labels } from './keyed-metrics.ts';
 import { finalStatus, OUTCOMES, outcomeIndex } from './request-outcome.ts';
 import { type MetricSources, registerScrapeMetrics } from './scrape-metrics.ts';
@@ -101,7 +101,7 @@ export class GatewayMetrics {
   }
 
   /** Records one finished request; called once per request, after its response. */
-  observe(ctx: RequestContext): void {
+  observe(ctx: RequestRecord): void {
     const route = this.#route(ctx.route);
     const chat = COMPLETION_ROUTES.has(ctx.route);
     const model = ctx.model === null ? this.#none : (this.#modelIndex.get(ctx.model) ?? this.#other);

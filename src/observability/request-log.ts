@@ -4,7 +4,7 @@
 // but it is written field by field into the batch buffer: building an object per request and
 // serialising it through pino cost ~7 µs of a request's CPU, this ~1 µs.
 import { maskApiKeys } from '../auth/mask-api-keys.ts';
-import type { RequestContext } from '../http/request-context.ts';
+import type { RequestRecord } from './request-record.ts';
 import { fieldBytes, type LogLines, rawBytes } from './log-lines.ts';
 import { finalStatus, OUTCOMES, outcomeIndex } from './request-outcome.ts';
 
@@ -45,7 +45,7 @@ export class RequestLog {
     this.#pidField = rawBytes(`,"pid":${pid},"reqId":"`);
   }
 
-  write(ctx: RequestContext): void {
+  write(ctx: RequestRecord): void {
     // A 503 from /readyz while starting or draining is the probe working, not a fault.
     const level = ctx.status >= 500 && ctx.errorCode !== 'not_ready' ? ERROR : INFO;
     if (level < this.#minLevel) return;

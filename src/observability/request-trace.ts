@@ -6,8 +6,7 @@
 import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { maskApiKeys } from '../auth/mask-api-keys.ts';
 import type { UpstreamConfig } from '../config/config-types.ts';
-import type { RequestContext } from '../http/request-context.ts';
-import { UNMATCHED_ROUTE } from '../http/router.ts';
+import { type RequestRecord, UNMATCHED_ROUTE } from './request-record.ts';
 import { finalStatus, OUTCOMES, outcomeIndex } from './request-outcome.ts';
 import type { Tracing } from './tracing.ts';
 import { UpstreamSpan } from './upstream-span.ts';
@@ -37,7 +36,7 @@ export class RequestTrace {
   #finishReasons: string[] | null = null;
   #responseModel: string | null = null;
 
-  constructor(tracing: Tracing, ctx: RequestContext, parent: Context) {
+  constructor(tracing: Tracing, ctx: RequestRecord, parent: Context) {
     this.#tracing = tracing;
     this.#span = tracing.tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
     this.#context = trace.setSpan(parent, this.#span);
@@ -107,7 +106,7 @@ export class RequestTrace {
   }
 
   /** Called once, when the request is done: the response's attributes, then the spans end. */
-  finish(ctx: RequestContext): void {
+  finish(ctx: RequestRecord): void {
     if (!this.recording) return;
     const status = finalStatus(ctx);
     const outcome = OUTCOMES[outcomeIndex(ctx)]!;

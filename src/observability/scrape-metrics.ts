@@ -4,7 +4,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { UpstreamHealthStats } from '../dispatch/upstream-health.ts';
 import type { EnginePoolStats } from '../engine/engine-pool.ts';
 import type { LimiterMetrics } from '../ratelimit/redis-limiter.ts';
-import { openStreams } from '../streaming/sse-writer.ts';
+import { openStreams } from './open-streams.ts';
 import { BUILD_VERSION } from './build-info.ts';
 import { ReadCounter } from './keyed-metrics.ts';
 

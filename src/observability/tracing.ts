@@ -19,8 +19,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { TraceSampler, TracingConfig } from '../config/config-types.ts';
-import type { RequestContext } from '../http/request-context.ts';
-import type { HttpRequest } from '../http/uws.ts';
+import type { RequestRecord } from './request-record.ts';
 import { BUILD_VERSION } from './build-info.ts';
 import type { Logger } from './logger.ts';
 import { RequestTrace } from './request-trace.ts';
@@ -66,7 +65,7 @@ export class Tracing {
   }
 
   /** The request's span, a child of the client's traceparent when it sent a valid one. Call in the uWS handler. */
-  begin(ctx: RequestContext, req: HttpRequest): RequestTrace {
+  begin(ctx: RequestRecord, req: { getHeader(name: string): string }): RequestTrace {
     const headers = { traceparent: req.getHeader('traceparent'), tracestate: req.getHeader('tracestate') };
     const parent = headers.traceparent === '' ? ROOT_CONTEXT : this.propagator.extract(ROOT_CONTEXT, headers, incomingGetter);
     return new RequestTrace(this, ctx, parent);

@@ -112,7 +112,11 @@ function start(deps: ChatCompletionsDeps, ctx: RequestContext, turn: ProtocolTur
   ctx.rateLimits = admitted;
   if (turn.headers !== undefined) admitted.headers = { ...admitted.headers, ...turn.headers };
   if (turn.native !== undefined) admitted.native = turn.native;
-  if (request.stream) ctx.translator = turn.streamTranslator();
+  if (request.stream) {
+    const translator = turn.streamTranslator();
+    admitted.translator = translator;
+    ctx.streamEnding = translator;
+  }
   const { trace } = ctx;
   trace?.served(admitted.model.id);
   trace?.enter('munja.dispatch');

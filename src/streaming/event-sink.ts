@@ -3,6 +3,7 @@
 // write chat events to it either way, with the same backpressure.
 import type { RequestContext } from '../http/request-context.ts';
 import { SseWriter } from './sse-writer.ts';
+import type { StreamTranslator } from './stream-translator.ts';
 import { TranslatingSink } from './translating-sink.ts';
 
 export interface EventSink {
@@ -16,7 +17,8 @@ export interface EventSink {
   end(lastEvents?: string, events?: string | Uint8Array, headers?: Readonly<Record<string, string>> | null): void;
 }
 
-export function openEventSink(ctx: RequestContext): EventSink {
+/** `translator`: the stream is of another protocol (and `ctx.streamEnding` is it, for failures); null for chat. */
+export function openEventSink(ctx: RequestContext, translator: StreamTranslator | null): EventSink {
   const writer = new SseWriter(ctx);
-  return ctx.translator === null ? writer : new TranslatingSink(writer, ctx.translator);
+  return translator === null ? writer : new TranslatingSink(writer, translator);
 }

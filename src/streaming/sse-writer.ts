@@ -3,9 +3,9 @@
 // nothing for the request's writeStallMs while the producer waits is cut off: the connection is
 // closed, which runs the abort path and so stops the work behind the stream (the upstream request,
 // the engine). uWS buffers at most what the producer wrote before it paused.
-import type { ApiError } from '../errors/api-error.ts';
 import type { EventSink } from './event-sink.ts';
-import { beginStreaming, sendError } from '../http/respond.ts';
+import { beginStreaming } from '../http/respond.ts';
+import { openStreams } from '../observability/open-streams.ts';
 import type { RequestContext } from '../http/request-context.ts';
 
 const SSE_HEADERS = {
@@ -13,8 +13,6 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-/** SSE responses open in this process (the open-streams gauge); the HTTP server decrements it when the request is done. */
-export const openStreams = { count: 0 };
 
 export class SseWriter implements EventSink {
   readonly #ctx: RequestContext;
@@ -130,32 +128,4 @@ export class SseWriter implements EventSink {
     if (writer.#events.length > 0) ctx.res.write(writer.#events);
     ctx.res.end(writer.#lastEvents);
   };
-}
-
-export function frame(data: string): string {
-  return `data: ${data}\n\n`;
-}
-
-export const DONE_FRAME = 'data: [DONE]\n\n';
-
-/** A stream's last events after a failure: the error in the API's shape, then [DONE]. */
-export function errorEvents(error: ApiError): string {
-  return frame(JSON.stringify(error)) + DONE_FRAME;
-}
-
-/**
- * Ends a request with an error: as a JSON answer if nothing was sent yet (closing the connection
- * if asked), else as the stream's last events. The connection of a stream is not closed here:
- * after a write, uWS would put its Connection header into the body.
- */
-export function endWithError(ctx: RequestContext, error: ApiError, closeConnection: boolean): void {
-  if (ctx.aborted || ctx.finished) return;
-  if (ctx.status === 0) {
-    sendError(ctx, error, { closeConnection });
-    return;
-  }
-  ctx.errorCode = error.code;
-  ctx.finished = true;
-  const events = ctx.translator === null ? errorEvents(error) : ctx.translator.failed(error);
-  ctx.res.cork(() => ctx.res.end(events));
 }

@@ -114,7 +114,7 @@ class NativeStreamEnding implements StreamTranslator {
 
 /** The client's stream for a native relay: written as it is, the request's failures in the API's events. */
 export function openNativeSink(ctx: RequestContext, filter: NativeStreamFilter): EventSink {
-  ctx.translator = new NativeStreamEnding(filter);
+  ctx.streamEnding = new NativeStreamEnding(filter);
   return new SseWriter(ctx);
 }
 

@@ -14,7 +14,7 @@
 // never learned from an event that finishes a choice, so the events that fit one finish nothing.
 import { ApiError } from '../errors/api-error.ts';
 import type { ByteBatch } from '../streaming/byte-batch.ts';
-import { DONE_FRAME, errorEvents } from '../streaming/sse-writer.ts';
+import { DONE_FRAME, errorEvents } from '../http/sse-frames.ts';
 import { EventShape } from './event-shape.ts';
 import { sseLines } from './sse-lines.ts';
 import type { StreamFilter, StreamUsage } from './stream-relay.ts';

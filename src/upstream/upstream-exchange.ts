@@ -9,6 +9,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { UpstreamSpan } from '../observability/upstream-span.ts';
 import { openEventSink } from '../streaming/event-sink.ts';
+import type { StreamTranslator } from '../streaming/stream-translator.ts';
 import type { ChatRequestBody } from '../validation/chat-request.ts';
 import type { JsonBody } from '../validation/json-body.ts';
 import { scanCompletion, withModel } from './completion-scan.ts';
@@ -27,6 +28,8 @@ export interface UpstreamCall {
   readonly client: Abortable;
   /** For a stream, the response it is relayed to; null for a JSON completion returned to the caller. */
   readonly streamTo: RequestContext | null;
+  /** A stream of another protocol: what translates the relayed chat events; null for chat. */
+  readonly translator: StreamTranslator | null;
   readonly dispatcher: Dispatcher;
   readonly upstream: UpstreamConfig;
   readonly publicModel: string;
@@ -148,7 +151,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     const { native, streamTo } = call;
     if (native === null) {
       const filter = new StreamEventFilter({ upstreamModel: call.upstream.model, publicModel: call.publicModel, forwardUsage: call.includeUsage });
-      this.#stream = new StreamRelay(controller, openEventSink(streamTo), filter, clientHeaders, call.timeouts.maxEventBytes);
+      this.#stream = new StreamRelay(controller, openEventSink(streamTo, call.translator), filter, clientHeaders, call.timeouts.maxEventBytes);
     } else {
       const filter: NativeStreamFilter = native.api === 'responses' ? new ResponsesStreamFilter(call.publicModel) : new MessagesStreamFilter(call.publicModel);
       this.#stream = new StreamRelay(controller, openNativeSink(streamTo, filter), filter, clientHeaders, call.timeouts.maxEventBytes);

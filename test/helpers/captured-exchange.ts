@@ -30,6 +30,7 @@ export function capturedExchange(client: Abortable, streamTo: RequestContext | n
   const ended = new Promise<UpstreamOutcome>((resolve, reject: (error: UpstreamAttemptError) => void) => startExchange({
     client,
     streamTo,
+    translator: null,
     dispatcher: { dispatch: (_options: unknown, given: Dispatcher.DispatchHandler) => { handler = given; return true; } } as unknown as Dispatcher,
     upstream: TEST_UPSTREAM,
     publicModel: 'fast',

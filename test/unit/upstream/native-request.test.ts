@@ -19,6 +19,7 @@ function call(native: NativeRequest, options: { stream?: boolean; upstream?: Ups
   return {
     client: { requestId: 'req_1', aborted: false, onAbort: null },
     streamTo: options.stream === true ? ({} as RequestContext) : null,
+    translator: null,
     dispatcher: null as never,
     upstream: options.upstream ?? upstream,
     publicModel: 'fast',

@@ -16,6 +16,7 @@ function call(overrides: { upstream?: UpstreamConfig; body?: Record<string, unkn
   return {
     client: { requestId: overrides.requestId ?? 'req_1', aborted: false, onAbort: null },
     streamTo: overrides.stream === true ? ({} as RequestContext) : null,
+    translator: null,
     dispatcher: null as never,
     upstream: overrides.upstream ?? upstream,
     publicModel: 'fast',
