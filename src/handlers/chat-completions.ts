@@ -2,7 +2,8 @@
 // service. The key comes first: a request without a valid one is refused before its body is read.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
-import { type AdmittedCompletion, admitCompletion, type CompletionAnswer, type CompletionServiceDeps } from '../dispatch/completion-service.ts';
+import { admitCompletion } from '../dispatch/admission.ts';
+import type { AdmittedCompletion, CompletionAnswer, CompletionServiceDeps } from '../dispatch/admitted-completion.ts';
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isJsonContentType } from '../http/content-type.ts';

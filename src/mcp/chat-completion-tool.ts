@@ -3,7 +3,8 @@
 // rate limits, dispatch, usage accounting).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/authenticator.ts';
-import { admitCompletion, type CompletionServiceDeps, runCompletion } from '../dispatch/completion-service.ts';
+import { admitCompletion } from '../dispatch/admission.ts';
+import { type CompletionServiceDeps, runCompletion } from '../dispatch/admitted-completion.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable } from '../http/request-context.ts';
 import { validateChatRequest } from '../validation/validate-chat-request.ts';

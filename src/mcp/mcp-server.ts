@@ -6,7 +6,7 @@ import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequest
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Principal } from '../auth/authenticator.ts';
-import type { CompletionServiceDeps } from '../dispatch/completion-service.ts';
+import type { CompletionServiceDeps } from '../dispatch/admitted-completion.ts';
 import type { Logger } from '../observability/logger.ts';
 import { chatCompletionTool, type ToolCallLog } from './chat-completion-tool.ts';
 import { allowedModelIds, listModelsTool } from './list-models-tool.ts';

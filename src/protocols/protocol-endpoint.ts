@@ -4,7 +4,8 @@
 // stream are translated back (ProtocolTurn), and its errors take its own shape (errorFormat).
 import type { Principal } from '../auth/authenticator.ts';
 import { type ChatCompletionsDeps, left } from '../handlers/chat-completions.ts';
-import { type AdmittedCompletion, admitCompletion, type CompletionAnswer } from '../dispatch/completion-service.ts';
+import { admitCompletion } from '../dispatch/admission.ts';
+import type { AdmittedCompletion, CompletionAnswer } from '../dispatch/admitted-completion.ts';
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { BodyReader } from '../http/body-reader.ts';

@@ -2,7 +2,7 @@
 // (the request translated to chat, counted with the engine's tokenizer), without running one. It
 // takes one request from the key's request limit and no tokens: counting costs the service CPU.
 import type { ChatCompletionsDeps } from '../../handlers/chat-completions.ts';
-import { resolveModel } from '../../dispatch/completion-service.ts';
+import { resolveModel } from '../../dispatch/admission.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { BodyReader } from '../../http/body-reader.ts';
 import { isJsonContentType } from '../../http/content-type.ts';

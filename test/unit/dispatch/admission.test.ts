@@ -4,7 +4,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../../src/auth/authenticator.ts';
 import { loadConfig } from '../../../src/config/load-config.ts';
-import { admitCompletion, type CompletionServiceDeps } from '../../../src/dispatch/completion-service.ts';
+import { admitCompletion } from '../../../src/dispatch/admission.ts';
+import type { CompletionServiceDeps } from '../../../src/dispatch/admitted-completion.ts';
 import { InFlight } from '../../../src/dispatch/in-flight.ts';
 import { KeyInFlight } from '../../../src/dispatch/key-in-flight.ts';
 import { UpstreamHealth } from '../../../src/dispatch/upstream-health.ts';
