@@ -40,6 +40,8 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'faults', include: ['test/faults/**/*.test.ts', 'test/fuzz/**/*.test.ts'] } },
       { extends: true, test: { name: 'browser', include: ['test/dashboard/**/*.test.ts'] } },
+      // Munja and the floor relay measured side by side (ratios: what runs beside them slows both alike).
+      { extends: true, test: { name: 'perf', include: ['test/perf/**/*.test.ts'] } },
     ],
   },
 });
