@@ -31,6 +31,7 @@
 //   munja:responses:{<accountId>}:expiry  zset   the account's response ids, scored by expiresAt  } each expires with
 //   munja:responses:{<accountId>}:sizes   hash   response id → body bytes                         } the account's
 //   munja:responses:{<accountId>}:bytes   string the sum of those sizes (the cap counts it)       } last response
+//   munja:audit                        stream the audit log, about the newest 100,000 entries (redis-audit.ts)
 //   munja:key-events                   pub/sub channel (key-events.ts)
 
 /** Every Munja key starts with this. Not configurable, so the server and the CLI cannot disagree. */

@@ -10,14 +10,15 @@ import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, M
 import { RedisCredentials } from './redis-credentials.ts';
 import { RedisResponses } from './redis-responses.ts';
 import { ensureKeySecret } from './redis-key-secret.ts';
+import { RedisAudit } from './redis-audit.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
   ACCOUNT_BY_EMAIL, ADD_USAGE, COUNT_ACTIVE_KEYS, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, FIND_KEY_BY_ID, LIST_ACCOUNTS, LIST_KEYS, MARK_KEYS_USED,
   REVOKE_KEY, USAGE_BY_DAY,
 } from './redis-scripts.ts';
 import {
-  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
+  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, type AuditEntry, type AuditQuery, KeyCapError, type KeyPage, type KeyWithAccount,
+  type NewAuditEntry, type NewKey, type OneTimeToken, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
 } from './store.ts';
 
 const USAGE_RETENTION_DAYS = 400;
@@ -33,9 +34,11 @@ export class RedisStore implements Store {
   readonly client: RedisClient;
   readonly #credentials: RedisCredentials;
   readonly #responses: RedisResponses;
+  readonly #audit: RedisAudit;
 
   private constructor(client: RedisClient) {
     this.client = client;
+    this.#audit = new RedisAudit(client);
     this.#credentials = new RedisCredentials(client);
     this.#responses = new RedisResponses(client);
   }
@@ -225,6 +228,8 @@ export class RedisStore implements Store {
   findResponse(accountId: string, id: string): Promise<StoredResponse | undefined> { return this.#responses.find(accountId, id); }
   deleteResponse(accountId: string, id: string): Promise<boolean> { return this.#responses.delete(accountId, id); }
   storedResponseBytes(accountId: string): Promise<number> { return this.#responses.bytes(accountId); }
+  appendAudit(entry: NewAuditEntry): Promise<AuditEntry> { return this.#audit.append(entry); }
+  listAudit(query: AuditQuery): Promise<AuditEntry[]> { return this.#audit.list(query); }
 
   async close(): Promise<void> {
     await closeRedis(this.client);

@@ -104,6 +104,19 @@ const MIGRATIONS: readonly string[] = [
    CREATE TRIGGER responses_removed AFTER DELETE ON responses BEGIN
      UPDATE response_bytes SET bytes = bytes - old.bytes WHERE account_id = old.account_id;
    END;`,
+  // 7: the admin scope of a key, and the audit log (append-only: nothing updates or deletes a row)
+  `ALTER TABLE keys ADD COLUMN is_admin INTEGER NOT NULL DEFAULT 0 CHECK (is_admin IN (0, 1));
+   CREATE TABLE audit (
+     id      INTEGER PRIMARY KEY AUTOINCREMENT,
+     at      INTEGER NOT NULL,
+     actor   TEXT NOT NULL,
+     address TEXT,
+     action  TEXT NOT NULL,
+     target  TEXT NOT NULL,
+     fields  TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX audit_by_target ON audit (target, id);
+   CREATE INDEX audit_by_actor ON audit (actor, id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

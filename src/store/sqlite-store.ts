@@ -7,11 +7,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { migrate } from './sqlite-schema.ts';
-import { toAccount, toAttempts, toKey, toSession, toStoredResponse, toUsage } from './sqlite-rows.ts';
+import { toAccount, toAttempts, toAuditEntry, toKey, toSession, toStoredResponse, toUsage } from './sqlite-rows.ts';
 import { type Statements, prepareStatements } from './sqlite-statements.ts';
 import {
-  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, ResponseStorageFullError, responseBytes, type Session, type Store, type StoredResponse, type UsageDelta,
+  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, type AuditEntry, type AuditQuery, KeyCapError, type KeyPage, type KeyWithAccount,
+  type NewAuditEntry, type NewKey, type OneTimeToken, ResponseStorageFullError, responseBytes, type Session, type Store, type StoredResponse, type UsageDelta,
   type UsageRow,
 } from './store.ts';
 
@@ -110,7 +110,7 @@ export class SqliteStore implements Store {
       }
       const row = this.#sql.insertKey.get(
         newId('key_'), key.accountId, key.digest, key.name, key.prefix, key.lastFour,
-        models, key.limits.rpm, key.limits.tpm, Date.now(),
+        models, key.limits.rpm, key.limits.tpm, Date.now(), key.admin === true ? 1 : 0,
       );
       if (row === undefined) throw new Error('key insert returned nothing');
       created = toKey(row);
@@ -286,6 +286,22 @@ export class SqliteStore implements Store {
 
   async storedResponseBytes(accountId: string): Promise<number> {
     return Number(this.#sql.liveResponseBytes.get({ accountId, now: Date.now() })?.['n'] ?? 0);
+  }
+
+  async appendAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    const row = this.#sql.insertAudit.get(entry.at, entry.actor, entry.address, entry.action, entry.target, JSON.stringify(entry.fields));
+    if (row === undefined) throw new Error('audit insert returned nothing');
+    return toAuditEntry(row);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    // A cursor that is not a row id matches nothing rather than everything.
+    const before = query.before === undefined ? null : /^[1-9][0-9]{0,15}$/.test(query.before) ? Number(query.before) : 0;
+    const rows = this.#sql.auditPage.all({
+      before, actor: query.actor ?? null, target: query.target ?? null, action: query.action ?? null,
+      from: query.from ?? null, to: query.to ?? null, limit: query.limit,
+    });
+    return rows.map(toAuditEntry);
   }
 
   async close(): Promise<void> {
