@@ -28,6 +28,8 @@ interface Cached {
   readonly lookup: Lookup;
   readonly keyId: string;
   readonly accountId: string;
+  /** A rotated key's old secret stops working then (Unix ms), even as the last known answer. */
+  readonly secretExpiresAt: number;
 }
 
 const BEARER = /^bearer +(\S+)\s*$/i;
@@ -87,14 +89,15 @@ export class Authenticator {
     try {
       found = await this.#find(digestApiKey(key, this.#secret));
     } catch {
-      const stale = this.#cache.getStale(key)?.lookup;
+      const stale = this.#cache.getStale(key);
       if (stale === undefined) throw new ApiError('auth_unavailable');
-      return stale;
+      return stale.secretExpiresAt > Date.now() ? stale.lookup : { error: unknownOrRevoked() };
     }
-    const lookup = this.#judge(found);
+    const lookup = this.#judge(found, now);
     // Unknown keys are not cached, so a key created a moment later works at once.
     if (found !== undefined && generation === this.#generation) {
-      this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
+      const secretExpiresAt = found.secretExpiresAt ?? Number.POSITIVE_INFINITY;
+      this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id, secretExpiresAt }, now, secretExpiresAt);
     }
     return lookup;
   }
@@ -134,8 +137,8 @@ export class Authenticator {
     return pending;
   }
 
-  #judge(found: KeyWithAccount | undefined): Lookup {
-    if (found === undefined || found.key.revokedAt !== null) return { error: unknownOrRevoked() };
+  #judge(found: KeyWithAccount | undefined, now: number): Lookup {
+    if (found === undefined || found.key.revokedAt !== null || (found.secretExpiresAt ?? now + 1) <= now) return { error: unknownOrRevoked() };
     if (found.account.status !== 'active') return { error: new ApiError('account_suspended') };
     const { key } = found;
     const principal = {

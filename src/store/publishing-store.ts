@@ -3,7 +3,7 @@
 import type { KeyEvent, KeyEvents } from './key-events.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type {
-  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, AuditEntry, AuditQuery, NewAuditEntry, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, StoredResponse,
+  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, AuditEntry, AuditQuery, KeyChange, KeySecretChange, NewAuditEntry, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, StoredResponse,
   UsageDelta, UsageRow,
 } from './store.ts';
 
@@ -33,6 +33,18 @@ export class PublishingStore implements StoreWithEvents {
 
   async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
     const key = await this.#store.revokeKey(keyId);
+    if (key !== undefined) await this.#announce({ kind: 'key', keyId: key.id });
+    return key;
+  }
+
+  async updateKey(keyId: string, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    const key = await this.#store.updateKey(keyId, change);
+    if (key !== undefined) await this.#announce({ kind: 'key', keyId: key.id });
+    return key;
+  }
+
+  async rotateKey(keyId: string, next: KeySecretChange, graceUntil: number): Promise<ApiKeyRecord | undefined> {
+    const key = await this.#store.rotateKey(keyId, next, graceUntil);
     if (key !== undefined) await this.#announce({ kind: 'key', keyId: key.id });
     return key;
   }

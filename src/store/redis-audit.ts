@@ -27,11 +27,10 @@ export class RedisAudit {
   async list(query: AuditQuery): Promise<AuditEntry[]> {
     if (query.before !== undefined && !STREAM_ID.test(query.before)) return [];
     const found: AuditEntry[] = [];
-    // The time filters bound the scan by stream id (ids start with the time they were added).
-    let end = query.before === undefined ? (query.to === undefined ? '+' : `(${query.to}-0`) : `(${query.before}`;
-    const start = query.from === undefined ? '-' : `${query.from}-0`;
+    // Filtered as read: the scan is bounded by the stream's length (the retention).
+    let end = query.before === undefined ? '+' : `(${query.before}`;
     for (;;) {
-      const batch = await this.#client.xrevrange(AUDIT_STREAM, end, start, 'COUNT', SCAN_BATCH);
+      const batch = await this.#client.xrevrange(AUDIT_STREAM, end, '-', 'COUNT', SCAN_BATCH);
       for (const [id, fields] of batch) {
         const entry = toAuditEntry(id, fields);
         if (entry !== undefined && matches(entry, query)) found.push(entry);

@@ -40,6 +40,23 @@ export interface ApiKeyRecord {
 export interface KeyWithAccount {
   readonly key: ApiKeyRecord;
   readonly account: Account;
+  /** When the secret looked up stops working (Unix ms): a rotated key's old secret, in its grace. Absent: never. */
+  readonly secretExpiresAt?: number;
+}
+
+/** What updateKey changes; an absent field is left as it is. */
+export interface KeyChange {
+  readonly name?: string;
+  readonly models?: readonly string[] | null;
+  readonly rpm?: number | null;
+  readonly tpm?: number | null;
+}
+
+/** A rotated key's new secret, as the store keeps it (see NewKey). */
+export interface KeySecretChange {
+  readonly digest: string;
+  readonly prefix: string;
+  readonly lastFour: string;
 }
 
 export interface NewKey {
@@ -204,6 +221,14 @@ export interface Store {
   /** Marks the key revoked; returns undefined when no such key exists. Revoking twice keeps the first time. */
   revokeKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   markKeysUsed(keyIds: readonly string[], at: number): Promise<void>;
+  /** Changes a key that is not revoked; undefined when no such key exists, the key unchanged when it is revoked. */
+  updateKey(keyId: string, change: KeyChange): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Gives a key that is not revoked a new secret (same id, limits, usage). The old secret keeps
+   * finding the key until `graceUntil` (Unix ms; none when it has passed), and then never again; a
+   * secret older still stops at once. Undefined when no such key exists or it is revoked.
+   */
+  rotateKey(keyId: string, next: KeySecretChange, graceUntil: number): Promise<ApiKeyRecord | undefined>;
 
   addUsage(deltas: readonly UsageDelta[]): Promise<void>;
   usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
