@@ -1,6 +1,7 @@
 // Wires the parts together; holds no request logic.
 import cluster from 'node:cluster';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import { mountAdmin } from './admin/mount-admin.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import type { Config } from './config/config-types.ts';
 import { mountDashboard } from './dashboard/mount-dashboard.ts';
@@ -127,6 +128,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(mcpDeps, ctx))
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
+  mountAdmin(router, { config, store, auth, limiter });
   await mountDashboard(router, { config, store, logger });
   if (config.dashboard.enabled) router.on('GET', '/', root);
   const server = new HttpServer({

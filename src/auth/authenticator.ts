@@ -20,13 +20,16 @@ export interface Principal {
   readonly limits: RateLimits;
 }
 
-type Lookup = { principal: Principal } | { error: ApiError };
+/** An admin key's lookup is a refusal everywhere but the admin API, which reads its `admin` principal. */
+type Lookup = { principal: Principal } | { error: ApiError; admin?: Principal };
 
 /** A cached lookup remembers whose it is, so that key events can find it. */
 interface Cached {
   readonly lookup: Lookup;
   readonly keyId: string;
   readonly accountId: string;
+  /** A rotated key's old secret stops working then (Unix ms), even as the last known answer. */
+  readonly secretExpiresAt: number;
 }
 
 const BEARER = /^bearer +(\S+)\s*$/i;
@@ -63,13 +66,22 @@ export class Authenticator {
     return lookup === undefined ? undefined : principalOf(lookup);
   }
 
-  /** Resolves with the principal or rejects with an ApiError (401, 403 or 503). */
+  /** Resolves with the principal or rejects with an ApiError (401, 403 or 503); an admin key is refused (403). */
   async authenticate(authorization: string): Promise<Principal> {
-    return this.cachedPrincipal(authorization) ?? this.#lookUp(bearerKey(authorization));
+    return this.cachedPrincipal(authorization) ?? principalOf(await this.#lookUp(bearerKey(authorization)));
+  }
+
+  /** For the admin API: the principal of an admin key; any other key is refused with `admin_required`. */
+  async authenticateAdmin(authorization: string): Promise<Principal> {
+    const key = bearerKey(authorization);
+    const lookup = this.#cache.get(key, Date.now())?.lookup ?? await this.#lookUp(key);
+    if ('principal' in lookup) throw new ApiError('admin_required', { message: 'The admin API takes an admin key (munja keys create --admin); this key is an ordinary one.' });
+    if (lookup.admin === undefined) throw lookup.error;
+    return lookup.admin;
   }
 
   /** Asks the store about a key whose lookup is not cached, and caches what it says of a known key. */
-  async #lookUp(key: string): Promise<Principal> {
+  async #lookUp(key: string): Promise<Lookup> {
     if (!hasValidFormat(key)) throw notAMunjaKey(key);
     const now = Date.now();
     const generation = this.#generation;
@@ -77,16 +89,17 @@ export class Authenticator {
     try {
       found = await this.#find(digestApiKey(key, this.#secret));
     } catch {
-      const stale = this.#cache.getStale(key)?.lookup;
+      const stale = this.#cache.getStale(key);
       if (stale === undefined) throw new ApiError('auth_unavailable');
-      return principalOf(stale);
+      return stale.secretExpiresAt > Date.now() ? stale.lookup : { error: unknownOrRevoked() };
     }
-    const lookup = this.#judge(found);
+    const lookup = this.#judge(found, now);
     // Unknown keys are not cached, so a key created a moment later works at once.
     if (found !== undefined && generation === this.#generation) {
-      this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id }, now);
+      const secretExpiresAt = found.secretExpiresAt ?? Number.POSITIVE_INFINITY;
+      this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id, secretExpiresAt }, now, secretExpiresAt);
     }
-    return principalOf(lookup);
+    return lookup;
   }
 
   /** Digests keys with `secret` from now on (the store's changed) and forgets every cached lookup. */
@@ -124,18 +137,17 @@ export class Authenticator {
     return pending;
   }
 
-  #judge(found: KeyWithAccount | undefined): Lookup {
-    if (found === undefined || found.key.revokedAt !== null) return { error: unknownOrRevoked() };
+  #judge(found: KeyWithAccount | undefined, now: number): Lookup {
+    if (found === undefined || found.key.revokedAt !== null || (found.secretExpiresAt ?? now + 1) <= now) return { error: unknownOrRevoked() };
     if (found.account.status !== 'active') return { error: new ApiError('account_suspended') };
     const { key } = found;
-    return {
-      principal: {
-        keyId: key.id,
-        accountId: key.accountId,
-        models: key.models === null ? null : new Set(key.models),
-        limits: { rpm: key.limits.rpm ?? this.#defaults.rpm, tpm: key.limits.tpm ?? this.#defaults.tpm },
-      },
+    const principal = {
+      keyId: key.id,
+      accountId: key.accountId,
+      models: key.models === null ? null : new Set(key.models),
+      limits: { rpm: key.limits.rpm ?? this.#defaults.rpm, tpm: key.limits.tpm ?? this.#defaults.tpm },
     };
+    return key.admin ? { error: new ApiError('admin_key_not_allowed'), admin: principal } : { principal };
   }
 }
 

@@ -1,4 +1,4 @@
-// Issuing a key, shared by the operator CLI and the server's first-start bootstrap.
+// Issuing and rotating keys, shared by the operator CLI, the admin API and the server's first-start bootstrap.
 // The full key exists only in the return value: the store keeps its digest.
 import type { Account, ApiKeyRecord, Store } from '../store/store.ts';
 import { digestApiKey, displayPrefix, generateApiKey, lastFour } from './api-key.ts';
@@ -16,6 +16,8 @@ export interface CreateApiKeyOptions {
   readonly isAdmin?: boolean;
   /** Refuse (KeyCapError) when the account already has this many keys that are not revoked. */
   readonly maxKeys?: number;
+  /** The admin scope: the key works on the admin API only. */
+  readonly admin?: boolean;
 }
 
 export interface CreatedApiKey {
@@ -33,6 +35,17 @@ export class UnknownAccountError extends Error {
     this.name = 'UnknownAccountError';
     this.email = email;
   }
+}
+
+/** A new secret for a key (same id, limits and usage); the old one works until `graceUntil` (Unix ms). */
+export async function rotateApiKey(store: Store, keyId: string, graceUntil: number): Promise<{ record: ApiKeyRecord; key: string } | undefined> {
+  const key = generateApiKey();
+  const record = await store.rotateKey(keyId, {
+    digest: digestApiKey(key, await store.keySecret()),
+    prefix: displayPrefix(key),
+    lastFour: lastFour(key),
+  }, graceUntil);
+  return record && Object.freeze({ record, key });
 }
 
 export async function createApiKey(store: Store, options: CreateApiKeyOptions): Promise<CreatedApiKey> {
@@ -55,6 +68,7 @@ export async function createApiKey(store: Store, options: CreateApiKeyOptions): 
     lastFour: lastFour(key),
     models: options.models ?? null,
     limits: { rpm: options.rpm ?? null, tpm: options.tpm ?? null },
+    admin: options.admin ?? false,
   }, options.maxKeys);
   return Object.freeze({ record, account, key });
 }

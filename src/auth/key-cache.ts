@@ -22,14 +22,15 @@ export class KeyCache<V> {
     return this.#entries.get(key)?.value;
   }
 
-  set(key: string, value: V, now: number): void {
+  /** Keeps the entry for the TTL, or until `expiresAt` (Unix ms) when that comes first. */
+  set(key: string, value: V, now: number, expiresAt = Number.POSITIVE_INFINITY): void {
     if (this.#ttlMs <= 0) return;
     this.#entries.delete(key);
     if (this.#entries.size >= this.#maxEntries) {
       const oldest = this.#entries.keys().next();
       if (!oldest.done) this.#entries.delete(oldest.value);
     }
-    this.#entries.set(key, { value, expiresAt: now + this.#ttlMs });
+    this.#entries.set(key, { value, expiresAt: Math.min(now + this.#ttlMs, expiresAt) });
   }
 
   deleteWhere(matches: (value: V) => boolean): void {

@@ -1,4 +1,5 @@
 // `munja accounts list`, `munja accounts create|suspend|resume|admin|password EMAIL`.
+import { type AuditAction, CLI_ACTOR, recordAudit } from '../store/audit.ts';
 import type { Account, Store } from '../store/store.ts';
 import { listAccounts } from './accounts-list.ts';
 import { expectPositionals, parseAccountEmail, parseCommandArgs, parseEmail } from './arguments.ts';
@@ -24,21 +25,29 @@ const ACTIONS: Readonly<Record<string, Action>> = {
       return { account: existing, created: false, message: `Account ${email} already exists (${existing.id}).` };
     }
     const account = await store.createAccount(email);
+    await recordAudit(store, CLI_ACTOR, 'account.created', account.id, { email: account.email, admin: account.isAdmin });
     return { account, created: true, message: `Created account ${email} (${account.id}).` };
   },
   async suspend(store, email) {
     const account = found(await store.setAccountStatus(email, 'suspended'), email);
+    await audited(store, account, 'account.suspended', { status: 'suspended' });
     return { account, message: `Suspended ${email}: its keys are refused until it is resumed.` };
   },
   async resume(store, email) {
     const account = found(await store.setAccountStatus(email, 'active'), email);
+    await audited(store, account, 'account.resumed', { status: 'active' });
     return { account, message: `Resumed ${email}: its keys work again.` };
   },
   async admin(store, email, revoke) {
     const account = found(await store.setAccountAdmin(email, !revoke), email);
+    await audited(store, account, revoke ? 'account.admin_revoked' : 'account.admin_granted', { admin: !revoke });
     return { account, message: revoke ? `${email} is no longer an admin.` : `${email} is now an admin.` };
   },
 };
+
+function audited(store: Store, account: Account, action: AuditAction, fields: Record<string, unknown>): Promise<unknown> {
+  return recordAudit(store, CLI_ACTOR, action, account.id, fields);
+}
 
 function found(account: Account | undefined, email: string): Account {
   if (account === undefined) throw notFound(`no account with email ${email}`);

@@ -2,6 +2,7 @@
 import { digestApiKey } from '../auth/api-key.ts';
 import { createApiKey } from '../auth/create-key.ts';
 import { maxKeysPerAccountFrom } from '../config/load-config.ts';
+import { CLI_ACTOR, recordAudit } from '../store/audit.ts';
 import { KeyCapError } from '../store/store.ts';
 import { ConfigError, modelIdsFrom } from '../config/load-config.ts';
 import {
@@ -38,7 +39,7 @@ async function createKey(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     ...JSON_OPTION,
     account: { type: 'string' }, name: { type: 'string' }, models: { type: 'string' },
-    rpm: { type: 'string' }, tpm: { type: 'string' },
+    rpm: { type: 'string' }, tpm: { type: 'string' }, admin: { type: 'boolean' },
   }, 'keys create');
   expectPositionals(positionals, [], 'keys create');
   if (values.account === undefined) throw usageError('missing --account EMAIL', 'keys create');
@@ -49,23 +50,34 @@ async function createKey(args: string[], io: CliIo): Promise<number> {
     rpm: parsePositiveInteger(values.rpm, '--rpm'),
     tpm: parsePositiveInteger(values.tpm, '--tpm'),
     createAccount: true,
+    admin: values.admin === true,
   };
 
   const maxKeys = maxKeysPerAccountFrom(io.env);
-  const { record, account, key } = await withStore(io, (store) => createApiKey(store, { ...options, maxKeys }).catch((error: unknown) => {
-    if (!(error instanceof KeyCapError)) throw error;
-    throw new CliError(EXIT_FAILURE, `account ${options.accountEmail} already has ${maxKeys} keys that are not revoked `
-      + '(server.dashboard.maxKeysPerAccount); revoke one first or raise the cap');
-  }));
+  const { record, account, key } = await withStore(io, async (store) => {
+    const existed = (await store.findAccountByEmail(options.accountEmail)) !== undefined;
+    const created = await createApiKey(store, { ...options, maxKeys }).catch((error: unknown) => {
+      if (!(error instanceof KeyCapError)) throw error;
+      throw new CliError(EXIT_FAILURE, `account ${options.accountEmail} already has ${maxKeys} keys that are not revoked `
+        + '(server.dashboard.maxKeysPerAccount); revoke one first or raise the cap');
+    });
+    if (!existed) await recordAudit(store, CLI_ACTOR, 'account.created', created.account.id, { email: created.account.email, admin: created.account.isAdmin });
+    const { record } = created;
+    await recordAudit(store, CLI_ACTOR, 'key.created', record.id, {
+      account: record.accountId, name: record.name, models: record.models, rpm: record.limits.rpm, tpm: record.limits.tpm, admin: record.admin,
+    });
+    return created;
+  });
   if (account.status === 'suspended') {
     io.stderr.write(`munja: warning: account ${account.email} is suspended; the key is refused until it is resumed\n`);
   }
   if (values.json) {
     writeJson(io, {
       id: record.id, key, account: account.email, name: record.name,
-      models: record.models, rpm: record.limits.rpm, tpm: record.limits.tpm,
+      models: record.models, rpm: record.limits.rpm, tpm: record.limits.tpm, admin: record.admin,
     });
   } else {
+    if (record.admin) io.stdout.write('An admin key: it works on the admin API (/v1/admin/…) only.\n');
     io.stdout.write(`Created key ${record.id}${record.name ? ` "${record.name}"` : ''} for ${account.email}:\n\n`);
     io.stdout.write(`${key}\n\n`);
     io.stdout.write('Copy it now: it will not be shown again.\n');
@@ -113,6 +125,7 @@ async function revokeKey(args: string[], io: CliIo): Promise<number> {
   const { key, email } = await withStore(io, async (store) => {
     const key = await store.revokeKey(keyId);
     if (key === undefined) throw notFound(`no key with id ${keyId}; 'munja keys list' shows the ids`);
+    if (key.revokedAt !== null && key.revokedAt >= before) await recordAudit(store, CLI_ACTOR, 'key.revoked', key.id);
     return { key, email: (await store.findAccountById(key.accountId))?.email ?? '?' };
   });
   // Revoking twice keeps the first time, so an earlier time means it was revoked already.

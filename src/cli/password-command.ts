@@ -1,6 +1,7 @@
 // `munja accounts password EMAIL`: gives an account (e.g. the first-start admin, or one made by the
 // CLI) a dashboard password, piped or typed at the terminal, never as an argument. Every dashboard
 // session of the account ends: whoever knew the old password is signed out.
+import { CLI_ACTOR, recordAudit } from '../store/audit.ts';
 import { PasswordHasher } from '../dashboard/password-hasher.ts';
 import { passwordProblem } from '../dashboard/password-policy.ts';
 import { expectPositionals, parseAccountEmail, parseCommandArgs } from './arguments.ts';
@@ -26,6 +27,7 @@ export async function passwordCommand(args: string[], io: CliIo): Promise<number
     if (found === undefined) throw notFound(`no account with email ${email}`);
     await store.setPasswordHash(found.id, hash);
     await store.deleteAccountSessions(found.id);
+    await recordAudit(store, CLI_ACTOR, 'password.set', found.id);
     return found;
   });
   if (values.json) writeJson(io, accountJson(account));

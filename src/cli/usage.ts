@@ -14,9 +14,10 @@ const COMMANDS: readonly CommandHelp[] = [
   { name: 'serve', synopsis: 'serve', description: 'Start the gateway (settings from the environment: see docs/configuration.md).' },
   {
     name: 'keys create',
-    synopsis: 'keys create --account EMAIL [--name NAME] [--models a,b] [--rpm N] [--tpm N] [--json]',
+    synopsis: 'keys create --account EMAIL [--name NAME] [--models a,b] [--rpm N] [--tpm N] [--admin] [--json]',
     description: 'Issue a key (creates the account if needed). The key is printed once and never again.\n'
-      + '--models: ids from the configured models (GET /v1/models); default: all.',
+      + '--models: ids from the configured models (GET /v1/models); default: all.\n'
+      + '--admin: a key for the admin API (/v1/admin/…, docs/admin-api.md), refused everywhere else.',
   },
   { name: 'keys list', synopsis: 'keys list [--account EMAIL] [--json]', description: 'List keys (never the secret part).' },
   { name: 'keys revoke', synopsis: 'keys revoke KEY_ID [--json]', description: "Revoke a key by its id (key_…, from 'munja keys list')." },
@@ -34,6 +35,12 @@ const COMMANDS: readonly CommandHelp[] = [
     name: 'usage',
     synopsis: 'usage [--account EMAIL] [--days N] [--json]',
     description: 'Requests and tokens per key over the last N days (default 30, UTC), with the total.',
+  },
+  {
+    name: 'audit',
+    synopsis: 'audit [--actor ID] [--target ID] [--action NAME] [--limit N] [--json]',
+    description: "The audit log, newest first (default 50 entries): who changed which account or key, and how.\n"
+      + "--actor: an account id, or 'cli'. --action: e.g. key.rotated (docs/admin-api.md lists them).",
   },
   { name: 'help', synopsis: 'help [COMMAND]', description: 'Show this text (also: --help after any command).' },
   { name: 'version', synopsis: '--version', description: 'Show the version.' },

@@ -9,6 +9,8 @@ import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { requiredString } from './dashboard-input.ts';
 import { changeRequest } from './keys-api.ts';
 import { MAX_PASSWORD_CHARS, passwordProblem } from './password-policy.ts';
+import { recordAudit } from '../store/audit.ts';
+import { dashboardActor } from './dashboard-audit.ts';
 
 /** POST /dashboard/api/sessions/end-others → {ended}: how many other sessions ended. */
 export async function endOtherSessions(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
@@ -36,5 +38,6 @@ export async function changePassword(deps: DashboardDeps, { ctx, headers, json }
     throw new ApiError('invalid_credentials', { param: 'currentPassword', message: 'The current password is not right.' });
   }
   await deps.store.setPasswordHash(account.id, await deps.hasher.hash(next, address));
+  await recordAudit(deps.store, dashboardActor(deps, headers, account.id), 'password.set', account.id);
   sendApiJson(ctx, { ended: await deps.store.deleteAccountSessions(account.id, session.digest) });
 }

@@ -9,6 +9,8 @@ import { changeRequest } from './keys-api.ts';
 import { pageOffset } from './page-offset.ts';
 import { issueToken } from './one-time-tokens.ts';
 import type { SignedIn } from './sessions.ts';
+import { recordAudit } from '../store/audit.ts';
+import { dashboardActor } from './dashboard-audit.ts';
 
 // Accounts a page at a time: sign-up is open to anyone, so there may be very many.
 const ACCOUNT_PAGE_SIZE = 50;
@@ -39,6 +41,9 @@ export async function setAccountStatus(deps: DashboardDeps, { ctx, headers, json
   const account = await deps.store.findAccountById(id);
   const changed = account && await deps.store.setAccountStatus(account.email, status satisfies AccountStatus);
   if (changed === undefined) throw new ApiError('account_not_found', { param: 'id' });
+  if (changed.status !== account!.status) {
+    await recordAudit(deps.store, dashboardActor(deps, headers, signedIn.account.id), status === 'suspended' ? 'account.suspended' : 'account.resumed', changed.id, { status });
+  }
   sendApiJson(ctx, { account: changed });
 }
 
@@ -50,6 +55,7 @@ export async function createInvite(deps: DashboardDeps, { ctx, headers }: Dashbo
   const signedIn = requireAdmin(await changeRequest(deps, headers));
   const ttlMs = deps.config.dashboard.inviteTtlMs;
   const invite = await issueToken(deps.store, 'invite', { by: signedIn.account.id }, ttlMs);
+  await recordAudit(deps.store, dashboardActor(deps, headers, signedIn.account.id), 'invite.created', '', { ttl_seconds: Math.round(ttlMs / 1000) });
   sendApiJson(ctx, { invite, expiresAt: Date.now() + ttlMs });
 }
 

@@ -12,5 +12,6 @@ export function keyView(key: ApiKeyRecord) {
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt,
     revokedAt: key.revokedAt,
+    admin: key.admin,
   };
 }

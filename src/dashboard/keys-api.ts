@@ -12,6 +12,8 @@ import { keyView } from './key-view.ts';
 import { pageOffset } from './page-offset.ts';
 import { checkSameOrigin } from './same-origin.ts';
 import type { SignedIn } from './sessions.ts';
+import { recordAudit } from '../store/audit.ts';
+import { dashboardActor } from './dashboard-audit.ts';
 
 const MAX_NAME = 64;
 // A page of keys is a few KiB of JSON, whatever the account holds (revoked keys stay listed).
@@ -44,7 +46,11 @@ export async function createKey(deps: DashboardDeps, { ctx, headers, json }: Das
     if (!(error instanceof KeyCapError)) throw error;
     throw new ApiError('key_limit_reached', { message: `This account has ${maxKeys} keys, as many as it may have. Revoke one it no longer needs to create another.` });
   });
-  sendApiJson(ctx, { key: created.key, record: keyView(created.record) });
+  const { record } = created;
+  await recordAudit(deps.store, dashboardActor(deps, headers, account.id), 'key.created', record.id, {
+    account: record.accountId, name: record.name, models: record.models, rpm: record.limits.rpm, tpm: record.limits.tpm, admin: record.admin,
+  });
+  sendApiJson(ctx, { key: created.key, record: keyView(record) });
 }
 
 export async function revokeKey(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {
@@ -52,8 +58,10 @@ export async function revokeKey(deps: DashboardDeps, { ctx, headers, json }: Das
   const body = await json();
   const id = requiredString(body, 'id', 64);
   const owned = (await deps.store.findKeyById(id))?.accountId === account.id;
+  const before = Date.now();
   const revoked = owned ? await deps.store.revokeKey(id) : undefined;
   if (revoked === undefined) throw new ApiError('key_not_found', { param: 'id' });
+  if (revoked.revokedAt !== null && revoked.revokedAt >= before) await recordAudit(deps.store, dashboardActor(deps, headers, account.id), 'key.revoked', revoked.id);
   sendApiJson(ctx, { record: keyView(revoked) });
 }
 

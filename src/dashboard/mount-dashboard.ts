@@ -9,6 +9,7 @@ import { me, signIn, signOut } from './account-api.ts';
 import { changePassword, endOtherSessions } from './account-sessions-api.ts';
 import { createInvite, listAccounts, setAccountStatus } from './admin-api.ts';
 import { adminUsage } from './admin-usage-api.ts';
+import { AUDIT_API_PATH, AUDIT_BEFORE_PREFIX, createAdminKey, listAudit } from './admin-audit-api.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, dashboardRoute } from './dashboard-http.ts';
 import { createKey, listKeys, revokeKey } from './keys-api.ts';
@@ -65,6 +66,9 @@ export async function mountDashboard(router: Router, options: { config: Config; 
     .on('GET', '/dashboard/api/admin/usage', api(adminUsage))
     .onPrefix('GET', '/dashboard/api/admin/usage/page/', api(adminUsage))
     .on('POST', '/dashboard/api/admin/invites', api(createInvite))
+    .on('GET', AUDIT_API_PATH, api(listAudit))
+    .onPrefix('GET', AUDIT_BEFORE_PREFIX, api(listAudit))
+    .on('POST', '/dashboard/api/admin/keys', api(createAdminKey))
     .on('GET', '/dashboard', page)
     .on('GET', '/dashboard/', page)
     .onPrefix('GET', '/dashboard/', page);

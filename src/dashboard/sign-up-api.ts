@@ -14,6 +14,8 @@ import { findIssuedToken, issueToken, useToken } from './one-time-tokens.ts';
 import { MAX_PASSWORD_CHARS, passwordProblem } from './password-policy.ts';
 import { checkSameOrigin } from './same-origin.ts';
 import { startSession } from './account-api.ts';
+import { recordAudit } from '../store/audit.ts';
+import { dashboardActor } from './dashboard-audit.ts';
 
 const MAX_EMAIL = 254;
 
@@ -62,6 +64,7 @@ export async function signUp(deps: DashboardDeps, request: DashboardRequest): Pr
     if (found !== undefined) await deps.store.saveToken(found);
     throw new ApiError('email_unavailable', { param: 'email' });
   }
+  await recordAudit(deps.store, dashboardActor(deps, headers, account.id), 'account.created', account.id, { email: account.email, via: mode });
   await startSession(deps, ctx, headers, account);
 }
 

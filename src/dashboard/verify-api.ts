@@ -14,6 +14,8 @@ import { MAX_PASSWORD_CHARS, passwordProblem } from './password-policy.ts';
 import { checkSameOrigin } from './same-origin.ts';
 import { startSession } from './account-api.ts';
 import type { PendingSignUp } from './sign-up-api.ts';
+import { recordAudit } from '../store/audit.ts';
+import { dashboardActor } from './dashboard-audit.ts';
 
 const TOKEN_CHARS = 64;
 
@@ -36,6 +38,7 @@ export async function verifyEmail(deps: DashboardDeps, { ctx, headers, json }: D
   if (!await useToken(deps.store, found)) throw new ApiError('invalid_link', { param: 'token' });
   const account = await deps.store.createAccountWithPassword(pending.email, hash);
   if (account === undefined) throw new ApiError('email_unavailable', { param: 'email' });
+  await recordAudit(deps.store, dashboardActor(deps, headers, account.id), 'account.created', account.id, { email: account.email, via: 'email' });
   await startSession(deps, ctx, headers, account);
 }
 

@@ -46,6 +46,7 @@ export const ERROR_CATALOGUE = {
   forbidden_origin: { status: 403, type: 'permission_error', message: 'Requests from this browser origin are not allowed.' },
   csrf_failed: { status: 403, type: 'permission_error', message: 'The request did not come from the dashboard itself. Reload the page and try again.' },
   admin_required: { status: 403, type: 'permission_error', message: 'Only admins may do this.' },
+  admin_key_not_allowed: { status: 403, type: 'permission_error', message: 'This is an admin key: it is accepted only on the admin API (/v1/admin/…). Use an ordinary key here.' },
   invite_required: { status: 403, type: 'permission_error', message: 'Sign-up on this service needs an invite. Ask its operator or an admin for one.' },
   key_limit_reached: { status: 403, type: 'permission_error', message: 'This account has as many keys as it may have. Revoke one it no longer needs to create another.' },
   response_storage_full: { status: 403, type: 'permission_error', message: "This account's stored responses fill the room it has for them." },

@@ -85,6 +85,7 @@ export function isAnthropicPath(path: string): boolean {
 
 /** GETs under this read their query string. */
 const QUERY_PATHS = '/v1/responses/';
+const ADMIN_PATHS = '/v1/admin/';
 
 /** Headers Anthropic's clients send; empty strings when absent. */
 export interface AnthropicHeaders {
@@ -163,7 +164,7 @@ export class RequestContext implements Abortable, RequestRecord {
   readonly mcp: McpHeaders | null;
   /** Copied under DASHBOARD_PATH only, for the same reason. */
   readonly dashboard: DashboardHeaders | null;
-  /** The query string (without `?`) of a GET under /v1/responses/ (input_items pages); '' otherwise: reading it costs every GET a string. */
+  /** The query string (without `?`) of a GET under /v1/responses/ (input_items pages) or /v1/admin/; '' otherwise: reading it costs every GET a string. */
   readonly query: string;
   /** Copied for /v1/messages… and /v1/models… only; with anthropic-version, responses also carry `request-id`. */
   readonly anthropic: AnthropicHeaders | null;
@@ -228,7 +229,7 @@ export class RequestContext implements Abortable, RequestRecord {
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
     this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
     this.anthropic = (matched === null ? isAnthropicPath(this.path) : matched.anthropic) ? copyAnthropicHeaders(req) : null;
-    this.query = matched === null && this.method === 'GET' && this.path.startsWith(QUERY_PATHS) ? req.getQuery() ?? '' : '';
+    this.query = matched === null && this.method === 'GET' && (this.path.startsWith(QUERY_PATHS) || this.path.startsWith(ADMIN_PATHS)) ? req.getQuery() ?? '' : '';
   }
 
   /**

@@ -3,7 +3,7 @@
 import type { KeyEvent, KeyEvents } from './key-events.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type {
-  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, StoredResponse,
+  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, AuditEntry, AuditQuery, KeyChange, KeySecretChange, NewAuditEntry, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, StoredResponse,
   UsageDelta, UsageRow,
 } from './store.ts';
 
@@ -33,6 +33,18 @@ export class PublishingStore implements StoreWithEvents {
 
   async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
     const key = await this.#store.revokeKey(keyId);
+    if (key !== undefined) await this.#announce({ kind: 'key', keyId: key.id });
+    return key;
+  }
+
+  async updateKey(keyId: string, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    const key = await this.#store.updateKey(keyId, change);
+    if (key !== undefined) await this.#announce({ kind: 'key', keyId: key.id });
+    return key;
+  }
+
+  async rotateKey(keyId: string, next: KeySecretChange, graceUntil: number): Promise<ApiKeyRecord | undefined> {
+    const key = await this.#store.rotateKey(keyId, next, graceUntil);
     if (key !== undefined) await this.#announce({ kind: 'key', keyId: key.id });
     return key;
   }
@@ -74,6 +86,8 @@ export class PublishingStore implements StoreWithEvents {
   findResponse(accountId: string, id: string): Promise<StoredResponse | undefined> { return this.#store.findResponse(accountId, id); }
   deleteResponse(accountId: string, id: string): Promise<boolean> { return this.#store.deleteResponse(accountId, id); }
   storedResponseBytes(accountId: string): Promise<number> { return this.#store.storedResponseBytes(accountId); }
+  appendAudit(entry: NewAuditEntry): Promise<AuditEntry> { return this.#store.appendAudit(entry); }
+  listAudit(query: AuditQuery): Promise<AuditEntry[]> { return this.#store.listAudit(query); }
 
   async close(): Promise<void> {
     await this.events.close();

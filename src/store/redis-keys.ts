@@ -13,6 +13,7 @@
 //                                             built over older accounts once (meta mailboxesIndexed)
 //   munja:{store}:key:<digest>         hash   id accountId name prefix lastFour [models rpm tpm] createdAt [lastUsedAt revokedAt]
 //   munja:{store}:key-id:<id>          string digest
+//   munja:{store}:key-grace:<digest>   string `<new digest>:<grace end>`: a rotated key's old secret (expires at the grace end)
 //   munja:{store}:keys                 zset   every key id, scored by creation sequence
 //   munja:{store}:account-keys:<id>    zset   one account's key ids, same scores
 //   munja:{store}:key-sequence         string counter behind those scores
@@ -31,6 +32,7 @@
 //   munja:responses:{<accountId>}:expiry  zset   the account's response ids, scored by expiresAt  } each expires with
 //   munja:responses:{<accountId>}:sizes   hash   response id → body bytes                         } the account's
 //   munja:responses:{<accountId>}:bytes   string the sum of those sizes (the cap counts it)       } last response
+//   munja:audit                        stream the audit log, about the newest 100,000 entries (redis-audit.ts)
 //   munja:key-events                   pub/sub channel (key-events.ts)
 
 /** Every Munja key starts with this. Not configurable, so the server and the CLI cannot disagree. */
@@ -43,6 +45,7 @@ const STORE = `${REDIS_PREFIX}{store}:`;
 export const ACCOUNT_PREFIX = `${STORE}account:`;
 export const KEY_RECORD_PREFIX = `${STORE}key:`;
 export const KEY_ID_PREFIX = `${STORE}key-id:`;
+export const KEY_GRACE_PREFIX = `${STORE}key-grace:`;
 export const ACTIVE_KEYS_PREFIX = `${STORE}active-keys:`;
 export const MAILBOX_PREFIX = `${STORE}account-mailbox:`;
 
@@ -55,6 +58,7 @@ export const storeKeys = {
   accountMailbox: (mailbox: string) => MAILBOX_PREFIX + mailbox,
   key: (digest: string) => KEY_RECORD_PREFIX + digest,
   keyId: (id: string) => KEY_ID_PREFIX + id,
+  keyGrace: (digest: string) => KEY_GRACE_PREFIX + digest,
   keys: `${STORE}keys`,
   accountKeys: (accountId: string) => `${STORE}account-keys:${accountId}`,
   keySequence: `${STORE}key-sequence`,

@@ -51,6 +51,7 @@ export function toKey(fields: Fields): ApiKeyRecord {
     createdAt: integer(fields, 'createdAt'),
     lastUsedAt: integerOrNull(fields, 'lastUsedAt'),
     revokedAt: integerOrNull(fields, 'revokedAt'),
+    admin: fields['admin'] === '1',
   });
 }
 
@@ -68,6 +69,7 @@ export function keyFields(id: string, key: NewKey, createdAt: number): string[] 
   if (key.models !== null) fields.push('models', JSON.stringify(key.models));
   if (key.limits.rpm !== null) fields.push('rpm', String(key.limits.rpm));
   if (key.limits.tpm !== null) fields.push('tpm', String(key.limits.tpm));
+  if (key.admin === true) fields.push('admin', '1');
   return fields;
 }
 

@@ -23,12 +23,59 @@ export class RedisScript {
   }
 }
 
-/** KEYS: key record. ARGV: account prefix. → nil or {key fields, account fields}. The auth hot path. */
+/**
+ * KEYS: key record. ARGV: account prefix, key-grace record, key record prefix.
+ * → nil or {key fields, account fields, grace end or false}. The auth lookup (after the cache):
+ * a digest with no key record may be a rotated key's old secret, in its grace.
+ */
 export const FIND_KEY = new RedisScript(`
-local key = redis.call('HGETALL', KEYS[1])
-if #key == 0 then return false end
-local accountId = redis.call('HGET', KEYS[1], 'accountId')
-return {key, redis.call('HGETALL', ARGV[1] .. accountId)}`);
+local record = KEYS[1]
+local graceUntil = false
+local key = redis.call('HGETALL', record)
+if #key == 0 then
+  local grace = redis.call('GET', ARGV[2])
+  if not grace then return false end
+  local colon = string.find(grace, ':', 1, true)
+  record = ARGV[3] .. string.sub(grace, 1, colon - 1)
+  graceUntil = string.sub(grace, colon + 1)
+  key = redis.call('HGETALL', record)
+  if #key == 0 then return false end
+end
+local accountId = redis.call('HGET', record, 'accountId')
+return {key, redis.call('HGETALL', ARGV[1] .. accountId), graceUntil}`);
+
+/**
+ * KEYS: key-id index. ARGV: key record prefix, count of fields to set, field, value, …, fields to
+ * delete. → nil, or the key (unchanged when revoked).
+ */
+export const UPDATE_KEY = new RedisScript(`
+local digest = redis.call('GET', KEYS[1])
+if not digest then return false end
+local key = ARGV[1] .. digest
+if redis.call('EXISTS', key) == 0 then return false end
+if redis.call('HEXISTS', key, 'revokedAt') == 0 then
+  local sets = tonumber(ARGV[2])
+  if sets > 0 then redis.call('HSET', key, unpack(ARGV, 3, 2 + sets * 2)) end
+  for i = 3 + sets * 2, #ARGV do redis.call('HDEL', key, ARGV[i]) end
+end
+return redis.call('HGETALL', key)`);
+
+/**
+ * KEYS: key-id index. ARGV: key record prefix, key-grace prefix, new digest, prefix, last four,
+ * grace end (Unix ms), grace length (ms). → nil (no such key, or revoked) or the key. The old
+ * digest points at the new one until the grace ends; an older pointer is left dangling (refused).
+ */
+export const ROTATE_KEY = new RedisScript(`
+local old = redis.call('GET', KEYS[1])
+if not old then return false end
+local oldKey = ARGV[1] .. old
+if redis.call('EXISTS', oldKey) == 0 or redis.call('HEXISTS', oldKey, 'revokedAt') == 1 then return false end
+local newKey = ARGV[1] .. ARGV[3]
+redis.call('RENAME', oldKey, newKey)
+redis.call('HSET', newKey, 'prefix', ARGV[4], 'lastFour', ARGV[5])
+redis.call('SET', KEYS[1], ARGV[3])
+if tonumber(ARGV[7]) > 0 then redis.call('SET', ARGV[2] .. old, ARGV[3] .. ':' .. ARGV[6], 'PX', ARGV[7]) end
+return redis.call('HGETALL', newKey)`);
 
 /**
  * KEYS: email index, account set, new account, accounts by creation time, mailbox index. ARGV:

@@ -6,18 +6,19 @@ import type { RedisConfig } from '../config/config-types.ts';
 import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { closeRedis, connectRedis, type RedisClient, type RedisClientOptions } from './redis-connection.ts';
-import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, MAILBOX_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
+import { ACCOUNT_PREFIX, ACTIVE_KEYS_PREFIX, KEY_GRACE_PREFIX, KEY_ID_PREFIX, KEY_RECORD_PREFIX, MAILBOX_PREFIX, storeKeys, usagePrefix } from './redis-keys.ts';
 import { RedisCredentials } from './redis-credentials.ts';
 import { RedisResponses } from './redis-responses.ts';
 import { ensureKeySecret } from './redis-key-secret.ts';
+import { RedisAudit } from './redis-audit.ts';
 import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
 import {
   ACCOUNT_BY_EMAIL, ADD_USAGE, COUNT_ACTIVE_KEYS, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, FIND_KEY_BY_ID, LIST_ACCOUNTS, LIST_KEYS, MARK_KEYS_USED,
-  REVOKE_KEY, USAGE_BY_DAY,
+  REVOKE_KEY, ROTATE_KEY, UPDATE_KEY, USAGE_BY_DAY,
 } from './redis-scripts.ts';
 import {
-  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
+  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, type AuditEntry, type AuditQuery, type KeyChange, KeyCapError, type KeyPage, type KeySecretChange, type KeyWithAccount,
+  type NewAuditEntry, type NewKey, type OneTimeToken, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
 } from './store.ts';
 
 const USAGE_RETENTION_DAYS = 400;
@@ -33,9 +34,11 @@ export class RedisStore implements Store {
   readonly client: RedisClient;
   readonly #credentials: RedisCredentials;
   readonly #responses: RedisResponses;
+  readonly #audit: RedisAudit;
 
   private constructor(client: RedisClient) {
     this.client = client;
+    this.#audit = new RedisAudit(client);
     this.#credentials = new RedisCredentials(client);
     this.#responses = new RedisResponses(client);
   }
@@ -122,9 +125,35 @@ export class RedisStore implements Store {
   }
 
   async findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined> {
-    const reply = await FIND_KEY.run(this.client, [storeKeys.key(digest)], [ACCOUNT_PREFIX]);
+    const reply = await FIND_KEY.run(this.client, [storeKeys.key(digest)], [ACCOUNT_PREFIX, storeKeys.keyGrace(digest), KEY_RECORD_PREFIX]);
     if (!Array.isArray(reply)) return undefined;
-    return Object.freeze({ key: toKey(fieldsOf(reply[0])), account: toAccount(fieldsOf(reply[1])) });
+    const found = { key: toKey(fieldsOf(reply[0])), account: toAccount(fieldsOf(reply[1])) };
+    return Object.freeze(reply[2] == null ? found : { ...found, secretExpiresAt: Number(reply[2]) });
+  }
+
+  async updateKey(keyId: string, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    const sets: string[] = [];
+    const deletes: string[] = [];
+    if (change.name !== undefined) sets.push('name', change.name);
+    if (change.models !== undefined) {
+      if (change.models === null) deletes.push('models');
+      else sets.push('models', JSON.stringify(change.models));
+    }
+    for (const limit of ['rpm', 'tpm'] as const) {
+      const value = change[limit];
+      if (value === null) deletes.push(limit);
+      else if (value !== undefined) sets.push(limit, String(value));
+    }
+    const reply = await UPDATE_KEY.run(this.client, [storeKeys.keyId(keyId)], [KEY_RECORD_PREFIX, sets.length / 2, ...sets, ...deletes]);
+    return reply === null ? undefined : toKey(fieldsOf(reply));
+  }
+
+  async rotateKey(keyId: string, next: KeySecretChange, graceUntil: number): Promise<ApiKeyRecord | undefined> {
+    const graceMs = Math.max(0, graceUntil - Date.now());
+    const reply = await ROTATE_KEY.run(this.client, [storeKeys.keyId(keyId)], [
+      KEY_RECORD_PREFIX, KEY_GRACE_PREFIX, next.digest, next.prefix, next.lastFour, graceUntil, graceMs,
+    ]);
+    return reply === null ? undefined : toKey(fieldsOf(reply));
   }
 
   async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
@@ -225,6 +254,8 @@ export class RedisStore implements Store {
   findResponse(accountId: string, id: string): Promise<StoredResponse | undefined> { return this.#responses.find(accountId, id); }
   deleteResponse(accountId: string, id: string): Promise<boolean> { return this.#responses.delete(accountId, id); }
   storedResponseBytes(accountId: string): Promise<number> { return this.#responses.bytes(accountId); }
+  appendAudit(entry: NewAuditEntry): Promise<AuditEntry> { return this.#audit.append(entry); }
+  listAudit(query: AuditQuery): Promise<AuditEntry[]> { return this.#audit.list(query); }
 
   async close(): Promise<void> {
     await closeRedis(this.client);

@@ -1,6 +1,6 @@
 // Turns node:sqlite rows into the frozen plain objects the Store interface promises.
 import type { SQLOutputValue } from 'node:sqlite';
-import type { Account, AccountStatus, ApiKeyRecord, AttemptWindow, Session, StoredResponse, UsageRow } from './store.ts';
+import type { Account, AccountStatus, ApiKeyRecord, AuditEntry, AttemptWindow, Session, StoredResponse, UsageRow } from './store.ts';
 
 type Row = Record<string, SQLOutputValue>;
 
@@ -53,6 +53,19 @@ export function toKey(row: Row): ApiKeyRecord {
     createdAt: integer(row, 'created_at'),
     lastUsedAt: integerOrNull(row, 'last_used_at'),
     revokedAt: integerOrNull(row, 'revoked_at'),
+    admin: integer(row, 'is_admin') === 1,
+  });
+}
+
+export function toAuditEntry(row: Row): AuditEntry {
+  return Object.freeze({
+    id: String(integer(row, 'id')),
+    at: integer(row, 'at'),
+    actor: text(row, 'actor'),
+    address: textOrNull(row, 'address'),
+    action: text(row, 'action'),
+    target: text(row, 'target'),
+    fields: Object.freeze(JSON.parse(text(row, 'fields')) as Record<string, unknown>),
   });
 }
 

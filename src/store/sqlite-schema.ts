@@ -104,6 +104,26 @@ const MIGRATIONS: readonly string[] = [
    CREATE TRIGGER responses_removed AFTER DELETE ON responses BEGIN
      UPDATE response_bytes SET bytes = bytes - old.bytes WHERE account_id = old.account_id;
    END;`,
+  // 7: the admin scope of a key, the audit log (append-only: nothing updates or deletes a row), and
+  // the old secret of a rotated key during its grace (one per key)
+  `ALTER TABLE keys ADD COLUMN is_admin INTEGER NOT NULL DEFAULT 0 CHECK (is_admin IN (0, 1));
+   CREATE TABLE audit (
+     id      INTEGER PRIMARY KEY AUTOINCREMENT,
+     at      INTEGER NOT NULL,
+     actor   TEXT NOT NULL,
+     address TEXT,
+     action  TEXT NOT NULL,
+     target  TEXT NOT NULL,
+     fields  TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX audit_by_target ON audit (target, id);
+   CREATE INDEX audit_by_actor ON audit (actor, id);
+   CREATE TABLE key_grace (
+     digest     TEXT PRIMARY KEY,
+     key_id     TEXT NOT NULL UNIQUE REFERENCES keys (id),
+     expires_at INTEGER NOT NULL
+   ) STRICT, WITHOUT ROWID;
+   CREATE INDEX key_grace_by_expiry ON key_grace (expires_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

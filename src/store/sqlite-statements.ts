@@ -17,9 +17,16 @@ export function prepareStatements(db: DatabaseSync) {
     accountById: sql('SELECT * FROM accounts WHERE id = ?'),
     setStatus: sql('UPDATE accounts SET status = ? WHERE email = ? RETURNING *'),
     setAdmin: sql('UPDATE accounts SET is_admin = ? WHERE email = ? RETURNING *'),
-    insertKey: sql(`INSERT INTO keys (id, account_id, digest, name, prefix, last_four, models, rpm, tpm, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
+    insertKey: sql(`INSERT INTO keys (id, account_id, digest, name, prefix, last_four, models, rpm, tpm, created_at, is_admin)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
     keyByDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS} FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`),
+    keyByGraceDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS}, g.expires_at AS grace_until FROM key_grace g
+                           JOIN keys k ON k.id = g.key_id JOIN accounts a ON a.id = k.account_id WHERE g.digest = ? AND g.expires_at > ?`),
+    updateKey: sql('UPDATE keys SET name = ?, models = ?, rpm = ?, tpm = ? WHERE id = ? AND revoked_at IS NULL RETURNING *'),
+    rotateKey: sql('UPDATE keys SET digest = ?, prefix = ?, last_four = ? WHERE id = ? AND revoked_at IS NULL RETURNING *'),
+    deleteKeyGrace: sql('DELETE FROM key_grace WHERE key_id = ?'),
+    insertKeyGrace: sql('INSERT INTO key_grace (digest, key_id, expires_at) VALUES (?, ?, ?)'),
+    deleteExpiredKeyGrace: sql('DELETE FROM key_grace WHERE expires_at <= ?'),
     allKeys: sql('SELECT * FROM keys ORDER BY created_at, rowid'),
     keysOfAccount: sql('SELECT * FROM keys WHERE account_id = ? ORDER BY created_at, rowid'),
     keyById: sql('SELECT * FROM keys WHERE id = ?'),
@@ -72,5 +79,11 @@ export function prepareStatements(db: DatabaseSync) {
     responseById: sql('SELECT * FROM responses WHERE account_id = ? AND id = ? AND expires_at > ?'),
     deleteResponse: sql('DELETE FROM responses WHERE account_id = ? AND id = ? RETURNING expires_at'),
     deleteExpiredResponses: sql('DELETE FROM responses WHERE expires_at <= ?'),
+    insertAudit: sql('INSERT INTO audit (at, actor, address, action, target, fields) VALUES (?, ?, ?, ?, ?, ?) RETURNING *'),
+    auditPage: sql(`SELECT * FROM audit
+                    WHERE (:before IS NULL OR id < :before) AND (:actor IS NULL OR actor = :actor)
+                      AND (:target IS NULL OR target = :target) AND (:action IS NULL OR action = :action)
+                      AND (:from IS NULL OR at >= :from) AND (:to IS NULL OR at < :to)
+                    ORDER BY id DESC LIMIT :limit`),
   };
 }

@@ -7,11 +7,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { isPlausibleEmail, mailboxOf, normaliseEmail } from './email.ts';
 import { newId } from './ids.ts';
 import { migrate } from './sqlite-schema.ts';
-import { toAccount, toAttempts, toKey, toSession, toStoredResponse, toUsage } from './sqlite-rows.ts';
+import { toAccount, toAttempts, toAuditEntry, toKey, toSession, toStoredResponse, toUsage } from './sqlite-rows.ts';
 import { type Statements, prepareStatements } from './sqlite-statements.ts';
 import {
-  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, KeyCapError, type KeyPage, type KeyWithAccount,
-  type NewKey, type OneTimeToken, ResponseStorageFullError, responseBytes, type Session, type Store, type StoredResponse, type UsageDelta,
+  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, type AuditEntry, type AuditQuery, type KeyChange, KeyCapError, type KeyPage, type KeySecretChange, type KeyWithAccount,
+  type NewAuditEntry, type NewKey, type OneTimeToken, ResponseStorageFullError, responseBytes, type Session, type Store, type StoredResponse, type UsageDelta,
   type UsageRow,
 } from './store.ts';
 
@@ -110,7 +110,7 @@ export class SqliteStore implements Store {
       }
       const row = this.#sql.insertKey.get(
         newId('key_'), key.accountId, key.digest, key.name, key.prefix, key.lastFour,
-        models, key.limits.rpm, key.limits.tpm, Date.now(),
+        models, key.limits.rpm, key.limits.tpm, Date.now(), key.admin === true ? 1 : 0,
       );
       if (row === undefined) throw new Error('key insert returned nothing');
       created = toKey(row);
@@ -130,7 +130,39 @@ export class SqliteStore implements Store {
 
   async findKeyByDigest(digest: string): Promise<KeyWithAccount | undefined> {
     const row = this.#sql.keyByDigest.get(digest);
-    return row && Object.freeze({ key: toKey(row), account: toAccount(row, 'a_') });
+    if (row !== undefined) return Object.freeze({ key: toKey(row), account: toAccount(row, 'a_') });
+    const old = this.#sql.keyByGraceDigest.get(digest, Date.now());
+    return old && Object.freeze({ key: toKey(old), account: toAccount(old, 'a_'), secretExpiresAt: Number(old['grace_until']) });
+  }
+
+  async updateKey(keyId: string, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    let updated: ApiKeyRecord | undefined;
+    this.#transaction(() => {
+      const row = this.#sql.keyById.get(keyId);
+      if (row === undefined) return;
+      const key = toKey(row);
+      const models = change.models === undefined ? key.models : change.models;
+      const changed = this.#sql.updateKey.get(
+        change.name ?? key.name, models === null ? null : JSON.stringify(models),
+        change.rpm === undefined ? key.limits.rpm : change.rpm, change.tpm === undefined ? key.limits.tpm : change.tpm, keyId,
+      );
+      updated = changed === undefined ? key : toKey(changed);
+    });
+    return updated;
+  }
+
+  async rotateKey(keyId: string, next: KeySecretChange, graceUntil: number): Promise<ApiKeyRecord | undefined> {
+    this.#cleanUp();
+    let rotated: ApiKeyRecord | undefined;
+    this.#transaction(() => {
+      const old = this.#sql.keyById.get(keyId);
+      const row = this.#sql.rotateKey.get(next.digest, next.prefix, next.lastFour, keyId);
+      if (old === undefined || row === undefined) return;
+      this.#sql.deleteKeyGrace.run(keyId);
+      if (graceUntil > Date.now()) this.#sql.insertKeyGrace.run(String(old['digest']), keyId, graceUntil);
+      rotated = toKey(row);
+    });
+    return rotated;
   }
 
   async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
@@ -288,6 +320,22 @@ export class SqliteStore implements Store {
     return Number(this.#sql.liveResponseBytes.get({ accountId, now: Date.now() })?.['n'] ?? 0);
   }
 
+  async appendAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    const row = this.#sql.insertAudit.get(entry.at, entry.actor, entry.address, entry.action, entry.target, JSON.stringify(entry.fields));
+    if (row === undefined) throw new Error('audit insert returned nothing');
+    return toAuditEntry(row);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    // A cursor that is not a row id matches nothing rather than everything.
+    const before = query.before === undefined ? null : /^[1-9][0-9]{0,15}$/.test(query.before) ? Number(query.before) : 0;
+    const rows = this.#sql.auditPage.all({
+      before, actor: query.actor ?? null, target: query.target ?? null, action: query.action ?? null,
+      from: query.from ?? null, to: query.to ?? null, limit: query.limit,
+    });
+    return rows.map(toAuditEntry);
+  }
+
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
   }
@@ -300,6 +348,7 @@ export class SqliteStore implements Store {
     this.#sql.deleteExpiredAttempts.run(now);
     this.#sql.deleteExpiredTokens.run(now);
     this.#sql.deleteExpiredResponses.run(now);
+    this.#sql.deleteExpiredKeyGrace.run(now);
   }
 
   // IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout)

@@ -32,12 +32,31 @@ export interface ApiKeyRecord {
   readonly createdAt: number;
   readonly lastUsedAt: number | null;
   readonly revokedAt: number | null;
+  /** The admin scope: accepted only on the admin API (/v1/admin/…), refused everywhere else. */
+  readonly admin: boolean;
 }
 
 /** What authentication needs in one lookup. */
 export interface KeyWithAccount {
   readonly key: ApiKeyRecord;
   readonly account: Account;
+  /** When the secret looked up stops working (Unix ms): a rotated key's old secret, in its grace. Absent: never. */
+  readonly secretExpiresAt?: number;
+}
+
+/** What updateKey changes; an absent field is left as it is. */
+export interface KeyChange {
+  readonly name?: string;
+  readonly models?: readonly string[] | null;
+  readonly rpm?: number | null;
+  readonly tpm?: number | null;
+}
+
+/** A rotated key's new secret, as the store keeps it (see NewKey). */
+export interface KeySecretChange {
+  readonly digest: string;
+  readonly prefix: string;
+  readonly lastFour: string;
 }
 
 export interface NewKey {
@@ -48,6 +67,8 @@ export interface NewKey {
   readonly lastFour: string;
   readonly models: readonly string[] | null;
   readonly limits: KeyLimits;
+  /** The admin scope (absent: an ordinary key). */
+  readonly admin?: boolean;
 }
 
 export interface UsageDelta {
@@ -95,6 +116,40 @@ export interface OneTimeToken {
   /** What redeeming it needs (JSON text), e.g. the pending account's email and password hash. */
   readonly payload: string;
   readonly expiresAt: number;
+}
+
+/** One change to accounts or keys, as the audit log keeps it. Never holds a secret. */
+export interface NewAuditEntry {
+  readonly at: number; // Unix ms
+  /** The account id of whoever made the change, or `cli` for the operator's command line. */
+  readonly actor: string;
+  /** The client address of the request that made it; null from the CLI. */
+  readonly address: string | null;
+  /** `account.created`, `key.rotated`, … (docs/admin-api.md lists them). */
+  readonly action: string;
+  /** The id of what changed (`acct_…`, `key_…`), or '' when nothing in particular. */
+  readonly target: string;
+  /** What changed: field names and their new values (never a secret). */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export interface AuditEntry extends NewAuditEntry {
+  /** Opaque, ordered: a later entry's id sorts after an earlier one's in the store that made it. */
+  readonly id: string;
+}
+
+/** Which audit entries to read; every filter is optional. */
+export interface AuditQuery {
+  readonly actor?: string;
+  readonly target?: string;
+  readonly action?: string;
+  /** From this time (Unix ms), inclusive. */
+  readonly from?: number;
+  /** Up to this time (Unix ms), exclusive. */
+  readonly to?: number;
+  /** Only entries older than the entry with this id (the last of the page before). */
+  readonly before?: string;
+  readonly limit: number;
 }
 
 /** A Responses API response kept for `previous_response_id` and `GET /v1/responses/{id}`, owned by one account. */
@@ -166,6 +221,14 @@ export interface Store {
   /** Marks the key revoked; returns undefined when no such key exists. Revoking twice keeps the first time. */
   revokeKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   markKeysUsed(keyIds: readonly string[], at: number): Promise<void>;
+  /** Changes a key that is not revoked; undefined when no such key exists, the key unchanged when it is revoked. */
+  updateKey(keyId: string, change: KeyChange): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Gives a key that is not revoked a new secret (same id, limits, usage). The old secret keeps
+   * finding the key until `graceUntil` (Unix ms; none when it has passed), and then never again; a
+   * secret older still stops at once. Undefined when no such key exists or it is revoked.
+   */
+  rotateKey(keyId: string, next: KeySecretChange, graceUntil: number): Promise<ApiKeyRecord | undefined>;
 
   addUsage(deltas: readonly UsageDelta[]): Promise<void>;
   usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
@@ -222,6 +285,11 @@ export interface Store {
   deleteResponse(accountId: string, id: string): Promise<boolean>;
   /** The UTF-8 bytes of the account's unexpired stored responses' bodies. */
   storedResponseBytes(accountId: string): Promise<number>;
+
+  // The audit log: appended to, read newest first, never changed.
+  appendAudit(entry: NewAuditEntry): Promise<AuditEntry>;
+  /** Up to `query.limit` entries, newest first. */
+  listAudit(query: AuditQuery): Promise<AuditEntry[]>;
 
   close(): Promise<void>;
 }

@@ -36,7 +36,7 @@ async function munjaJson<T>(...args: string[]): Promise<T> {
   return JSON.parse(run.stdout) as T;
 }
 
-interface CreatedJson { id: string; key: string; account: string; name: string; models: string[] | null; rpm: number | null; tpm: number | null }
+interface CreatedJson { id: string; key: string; account: string; name: string; models: string[] | null; rpm: number | null; tpm: number | null; admin: boolean }
 interface KeyJson { id: string; account: string; status: string; prefix: string; lastFour: string; revokedAt: string | null }
 interface AccountJson { email: string; status: string; isAdmin: boolean; created?: boolean }
 
@@ -62,7 +62,7 @@ describe('munja keys', () => {
     );
     expect(hasValidFormat(created.key)).toBe(true);
     expect(created).toEqual({
-      id: created.id, key: created.key, account: 'alice@example.com', name: 'laptop', models: ['auto', 'fast'], rpm: 60, tpm: 9000,
+      id: created.id, key: created.key, account: 'alice@example.com', name: 'laptop', models: ['auto', 'fast'], rpm: 60, tpm: 9000, admin: false,
     });
 
     const list = await munja('keys', 'list', '--json');
@@ -128,7 +128,7 @@ describe('munja keys', () => {
       [['keys', 'create', '--account', 'a@example.com', '--tpm', 'lots'], /--tpm must be a positive integer/],
       [['keys', 'create', '--account', 'a@example.com', '--models', ''], /--models must list at least one/],
       [['keys', 'create', '--account', 'a@example.com', '--models', ' , '], /--models must list at least one/],
-      [['keys', 'create', '--account', 'a@example.com', '--bogus'], /unknown option '--bogus'; 'munja keys create' takes --json, --account, --name, --models, --rpm, --tpm\nRun 'munja keys create --help' for usage/],
+      [['keys', 'create', '--account', 'a@example.com', '--bogus'], /unknown option '--bogus'; 'munja keys create' takes --json, --account, --name, --models, --rpm, --tpm, --admin\nRun 'munja keys create --help' for usage/],
       [['keys', 'create', '--acount', 'a@example.com'], /^munja: unknown option '--acount'; did you mean '--account'\?\n/],
       [['keys', 'create', '--account'], /option '--account' needs a value/],
       [['keys', 'create', '--account', 'a@example.com', '--models', 'auto,gpt-4'], /--models: unknown model 'gpt-4'; the configured models are auto, default, pro, fast, hrllm/],

@@ -1,7 +1,7 @@
 // The behaviour every Store implementation must share. Each test gets a fresh, empty store.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ApiKeyRecord, KeyCapError, type NewKey, ResponseStorageFullError, type Store, type StoredResponse } from '../../src/store/store.ts';
+import { type ApiKeyRecord, KeyCapError, type NewAuditEntry, type NewKey, ResponseStorageFullError, type Store, type StoredResponse } from '../../src/store/store.ts';
 
 const MiB = 1024 * 1024;
 
@@ -129,7 +129,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         const key = await store.createKey(input);
         expect(key).toEqual({
           id: key.id, accountId: account.id, name: 'test key', prefix: 'sk_munja_abcd', lastFour: 'wxyz',
-          models: ['a', 'b'], limits: { rpm: 60, tpm: 10_000 }, createdAt: key.createdAt, lastUsedAt: null, revokedAt: null,
+          models: ['a', 'b'], limits: { rpm: 60, tpm: 10_000 }, createdAt: key.createdAt, lastUsedAt: null, revokedAt: null, admin: false,
         });
         expect(key.id).toMatch(/^key_[0-9A-Za-z]{24}$/);
         expect(key).not.toHaveProperty('digest');
@@ -576,6 +576,98 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         const large = await saved(storedResponse(alice, { body, previousResponseId: 'resp_⚡' }), 2 * MiB);
         expect(await store.findResponse(alice.accountId, large.id)).toEqual(large);
         expect(await store.storedResponseBytes(alice.accountId)).toBe(Buffer.byteLength(body));
+      });
+    });
+
+    describe('admin keys, changes and rotation', () => {
+      it('keeps the admin scope of a key', async () => {
+        const account = await store.createAccount('root@example.com');
+        const input = newKey(account.id, { admin: true });
+        const key = await store.createKey(input);
+        expect(key.admin).toBe(true);
+        expect((await store.findKeyByDigest(input.digest))?.key.admin).toBe(true);
+        expect((await store.findKeyById(key.id))?.admin).toBe(true);
+        expect((await store.createKey(newKey(account.id))).admin).toBe(false);
+      });
+
+      it('changes the fields given and leaves the others; a revoked key is not changed', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id, { models: ['a'], limits: { rpm: 5, tpm: 50 } });
+        const key = await store.createKey(input);
+        const renamed = await store.updateKey(key.id, { name: 'renamed', rpm: null });
+        expect(renamed).toEqual({ ...key, name: 'renamed', limits: { rpm: null, tpm: 50 } });
+        const opened = await store.updateKey(key.id, { models: null, tpm: 7 });
+        expect(opened).toEqual({ ...key, name: 'renamed', models: null, limits: { rpm: null, tpm: 7 } });
+        expect((await store.findKeyByDigest(input.digest))?.key).toEqual(opened);
+        await store.revokeKey(key.id);
+        expect((await store.updateKey(key.id, { name: 'again' }))?.name).toBe('renamed');
+        expect(await store.updateKey('key_missing', { name: 'x' })).toBeUndefined();
+      });
+
+      it('rotates a secret: the new one finds the key, the old one only within its grace', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id, { limits: { rpm: 9, tpm: null } });
+        const key = await store.createKey(input);
+        const next = { digest: randomBytes(32).toString('hex'), prefix: 'sk_munja_new1', lastFour: 'new4' };
+        const graceUntil = Date.now() + 60_000;
+        const rotated = await store.rotateKey(key.id, next, graceUntil);
+        expect(rotated).toEqual({ ...key, prefix: 'sk_munja_new1', lastFour: 'new4' });
+        expect(await store.findKeyByDigest(next.digest)).toEqual({ key: rotated, account });
+        expect(await store.findKeyByDigest(input.digest)).toEqual({ key: rotated, account, secretExpiresAt: graceUntil });
+
+        // A second rotation ends the first secret's grace at once; a grace already over gives none.
+        const third = { digest: randomBytes(32).toString('hex'), prefix: 'sk_munja_new2', lastFour: 'new8' };
+        await store.rotateKey(key.id, third, Date.now() - 1);
+        expect(await store.findKeyByDigest(input.digest)).toBeUndefined();
+        expect(await store.findKeyByDigest(next.digest)).toBeUndefined();
+        expect((await store.findKeyByDigest(third.digest))?.key.id).toBe(key.id);
+      });
+
+      it('ends the old secret when its grace is over', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id);
+        const key = await store.createKey(input);
+        await store.rotateKey(key.id, { digest: randomBytes(32).toString('hex'), prefix: 'sk_munja_new1', lastFour: 'new4' }, Date.now() + 200);
+        await expect.poll(() => store.findKeyByDigest(input.digest), { timeout: 5_000 }).toBeUndefined();
+      });
+
+      it('does not rotate a revoked or unknown key', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const key = await store.createKey(newKey(account.id));
+        await store.revokeKey(key.id);
+        const next = { digest: randomBytes(32).toString('hex'), prefix: 'sk_munja_new1', lastFour: 'new4' };
+        expect(await store.rotateKey(key.id, next, Date.now() + 60_000)).toBeUndefined();
+        expect(await store.rotateKey('key_missing', next, Date.now() + 60_000)).toBeUndefined();
+        expect(await store.findKeyByDigest(next.digest)).toBeUndefined();
+      });
+    });
+
+    describe('audit log', () => {
+      const entry = (overrides: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
+        at: 1_700_000_000_000, actor: 'cli', address: null, action: 'account.created', target: 'acct_1', fields: { email: 'a@example.com' }, ...overrides,
+      });
+
+      it('appends entries and reads them newest first, a page at a time', async () => {
+        const first = await store.appendAudit(entry());
+        const second = await store.appendAudit(entry({ actor: 'acct_admin', address: '127.0.0.1', action: 'key.created', target: 'key_1', fields: { name: 'ci' } }));
+        const third = await store.appendAudit(entry({ action: 'account.suspended', fields: { status: 'suspended' } }));
+        expect(second).toEqual({ ...entry({ actor: 'acct_admin', address: '127.0.0.1', action: 'key.created', target: 'key_1', fields: { name: 'ci' } }), id: second.id });
+        expect(await store.listAudit({ limit: 10 })).toEqual([third, second, first]);
+        const page = await store.listAudit({ limit: 2 });
+        expect(page).toEqual([third, second]);
+        expect(await store.listAudit({ limit: 2, before: page[1]!.id })).toEqual([first]);
+        expect(await store.listAudit({ limit: 2, before: 'not-a-cursor' })).toEqual([]);
+      });
+
+      it('filters by actor, target, action and time', async () => {
+        const a = await store.appendAudit(entry({ at: 1_000 }));
+        const b = await store.appendAudit(entry({ at: 2_000, actor: 'acct_x', target: 'key_9', action: 'key.revoked' }));
+        const c = await store.appendAudit(entry({ at: 3_000, action: 'account.resumed' }));
+        expect(await store.listAudit({ limit: 10, actor: 'acct_x' })).toEqual([b]);
+        expect(await store.listAudit({ limit: 10, target: 'acct_1' })).toEqual([c, a]);
+        expect(await store.listAudit({ limit: 10, action: 'account.resumed' })).toEqual([c]);
+        expect(await store.listAudit({ limit: 10, from: 2_000, to: 3_000 })).toEqual([b]);
+        expect(await store.listAudit({ limit: 1, target: 'acct_1', before: c.id })).toEqual([a]);
       });
     });
 

@@ -1,10 +1,11 @@
 // The usage chart's axis and stacked tokens, the admin's service-wide usage, the quickstart's
-// variable name, GET / in a browser, and the keys table at phone width, in Chromium.
+// variable name, the admin's audit log and admin keys, GET / in a browser, and the keys table at phone width, in Chromium.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type TestBrowser, launchBrowser, processesUsing } from '../helpers/browser.ts';
 import { PASSWORD, createKeyOnPage, signUp } from '../helpers/dashboard-pages.ts';
 import { DashboardClient } from '../helpers/dashboard-client.ts';
+import { PasswordHasher } from '../../src/dashboard/password-hasher.ts';
 import { type TestGateway, startGateway } from '../helpers/gateway.ts';
 
 const PHONE = { width: 390, height: 844 };
@@ -84,6 +85,27 @@ describe('dashboard views in Chromium', { timeout: 60_000 }, () => {
     expect(tiles).toEqual(['22', '450', '1,950']);
     await page.locator('#fleet-account').selectOption({ label: 'other@example.com' });
     expect(await page.locator(`svg.chart g[data-day="${today}"]`).getAttribute('data-total')).toBe('5');
+    await page.close();
+  });
+
+  it('shows an admin the audit log and makes an admin key shown once', async () => {
+    const page = await browser.context.newPage();
+    // Made by the store, not signed up: sign-ups from one address are limited, and the file has its share.
+    const auditor = await gateway.app.store.createAccount('auditor@example.com', { isAdmin: true });
+    await gateway.app.store.setPasswordHash(auditor.id, await new PasswordHasher(1).hash(PASSWORD));
+    await page.goto(`${gateway.origin}/dashboard/sign-in`);
+    await page.getByLabel('Email').fill('auditor@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.goto(`${gateway.origin}/dashboard/admin`);
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await page.getByRole('button', { name: 'Create an admin key' }).click();
+    const shown = await page.locator('pre, code').filter({ hasText: /^sk_munja_/ }).first().textContent();
+    expect(shown).toMatch(/^sk_munja_/);
+    const firstRow = page.locator('table caption:text("Audit log, newest first") >> xpath=.. >> tbody tr').first();
+    await expect.poll(() => firstRow.textContent()).toMatch(/acct_\w+127\.0\.0\.1key\.createdkey_/);
+    expect(await firstRow.textContent()).not.toContain(shown!.slice(9));
     await page.close();
   });
 

@@ -1,5 +1,6 @@
 // Admins: every account, with suspend and resume (a suspended account's keys get 403 at once; the
-// account can still sign in and see why), and invite links for invite-only sign-up.
+// account can still sign in and see why), invite links for invite-only sign-up, admin keys for the
+// admin API, and the audit log.
 import { api } from './api.js';
 import { announce, formatDate, h, replaceChildren } from './dom.js';
 import { alertBox, codeBlock, confirmDialog, pagePath, pager } from './widgets.js';
@@ -68,7 +69,42 @@ export function renderAdmin({ session }) {
     }
   }
 
+  const adminKey = h('div', { 'aria-live': 'polite' });
+  const keyName = h('input', { id: 'admin-key-name', name: 'name', required: true, maxlength: 64, value: 'automation' });
+  async function createAdminKey(event) {
+    event.preventDefault();
+    try {
+      const { key } = await api.post('admin/keys', { name: keyName.value });
+      adminKey.replaceChildren(
+        h('p', null, 'An admin key: it works on the admin API (/v1/admin/…) only. It is shown only now:'),
+        codeBlock(key, 'Copy admin key'));
+      await loadAudit();
+    } catch (error) {
+      adminKey.replaceChildren(alertBox('error', error.message));
+    }
+  }
+
+  const audit = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading the audit log…'));
+  async function loadAudit(before) {
+    try {
+      const { entries, hasMore } = await api.get(before === undefined ? 'admin/audit' : `admin/audit/before/${before}`);
+      const last = entries.at(-1);
+      replaceChildren(audit, h('div', { class: 'table-wrap' }, h('table', null,
+        h('caption', { class: 'visually-hidden' }, 'Audit log, newest first'),
+        h('thead', null, h('tr', null, ['Time', 'Actor', 'Address', 'Action', 'Target', 'Changed'].map((label) => h('th', { scope: 'col' }, label)))),
+        h('tbody', null, entries.map((entry) => h('tr', null,
+          h('td', null, formatDate(entry.at)), h('td', null, entry.actor), h('td', null, entry.address ?? '—'),
+          h('th', { scope: 'row' }, entry.action), h('td', null, entry.target || '—'), h('td', null, h('code', null, JSON.stringify(entry.fields)))))))),
+      h('div', { class: 'actions' },
+        before === undefined ? null : h('button', { type: 'button', class: 'button small', onclick: () => loadAudit() }, 'Newest'),
+        hasMore && last ? h('button', { type: 'button', class: 'button small', onclick: () => loadAudit(last.id) }, 'Older') : null));
+    } catch (error) {
+      replaceChildren(audit, alertBox('error', error.message));
+    }
+  }
+
   void load();
+  void loadAudit();
   return h('div', { class: 'stack-lg' },
     h('div', { class: 'page-head' },
       h('h1', { tabindex: -1 }, 'Accounts'),
@@ -76,5 +112,16 @@ export function renderAdmin({ session }) {
     h('section', { class: 'card', 'aria-labelledby': 'invite-title' },
       h('h2', { id: 'invite-title' }, 'Invite someone'),
       h('button', { type: 'button', class: 'button', onclick: invite }, 'Create an invite link'), invites),
-    h('section', { class: 'card' }, list));
+    h('section', { class: 'card' }, list),
+    h('section', { class: 'card', 'aria-labelledby': 'admin-key-title' },
+      h('h2', { id: 'admin-key-title' }, 'Admin keys'),
+      h('p', { class: 'muted' }, 'For scripts and CI: a key for the admin API only, refused on the model endpoints.'),
+      h('form', { onsubmit: createAdminKey },
+        h('label', { for: 'admin-key-name' }, 'Name'), keyName,
+        h('button', { type: 'submit', class: 'button' }, 'Create an admin key')),
+      adminKey),
+    h('section', { class: 'card', 'aria-labelledby': 'audit-title' },
+      h('h2', { id: 'audit-title' }, 'Audit log'),
+      h('p', { class: 'muted' }, 'Every change to accounts and keys, from the admin API, this dashboard and the CLI.'),
+      audit));
 }

@@ -11,7 +11,7 @@ function record(keyId: string, accountId: string, revoked = false): KeyWithAccou
   return {
     key: {
       id: keyId, accountId, name: '', prefix: 'sk_munja_abcd', lastFour: 'wxyz', models: null,
-      limits: { rpm: null, tpm: null }, createdAt: 0, lastUsedAt: null, revokedAt: revoked ? 1 : null,
+      limits: { rpm: null, tpm: null }, createdAt: 0, lastUsedAt: null, revokedAt: revoked ? 1 : null, admin: false,
     },
     account: { id: accountId, email: `${accountId}@example.com`, status: 'active', isAdmin: false, createdAt: 0 },
   };

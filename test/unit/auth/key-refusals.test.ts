@@ -14,7 +14,7 @@ function record(keyId: string, revokedAt: number | null): KeyWithAccount {
   return {
     key: {
       id: keyId, accountId: 'acct_a', name: '', prefix: 'sk_munja_abcd', lastFour: 'wxyz', models: null,
-      limits: { rpm: null, tpm: null }, createdAt: 0, lastUsedAt: null, revokedAt,
+      limits: { rpm: null, tpm: null }, createdAt: 0, lastUsedAt: null, revokedAt, admin: false,
     },
     account: { id: 'acct_a', email: 'a@example.com', status: 'active', isAdmin: false, createdAt: 0 },
   };

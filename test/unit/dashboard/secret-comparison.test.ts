@@ -70,7 +70,7 @@ describe('API key', () => {
     const revoked = generateApiKey();
     const asked: string[] = [];
     const record = (revokedAt: number | null): KeyWithAccount => ({
-      key: { id: 'key_1', accountId: 'acc_1', name: '', prefix: '', lastFour: '', models: null, limits: { rpm: null, tpm: null }, createdAt: 0, lastUsedAt: null, revokedAt },
+      key: { id: 'key_1', accountId: 'acc_1', name: '', prefix: '', lastFour: '', models: null, limits: { rpm: null, tpm: null }, createdAt: 0, lastUsedAt: null, revokedAt, admin: false },
       account: { id: 'acc_1', email: 'a@example.com', status: 'active', isAdmin: false, createdAt: 0 },
     });
     const records = new Map([[digestApiKey(good, secret), record(null)], [digestApiKey(revoked, secret), record(1)]]);

@@ -1,0 +1,84 @@
+// /v1/admin/accounts: create (by email), list (oldest first), read, change (status, admin).
+import { ApiError } from '../errors/api-error.ts';
+import type { RequestContext } from '../http/request-context.ts';
+import { type AuditActor, recordAudit } from '../store/audit.ts';
+import { isPlausibleEmail } from '../store/email.ts';
+import type { Account, Store } from '../store/store.ts';
+import { adminCall } from './admin-call.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { bodyValidator, readBody } from './admin-body.ts';
+import { list, pageOffset, pageRequest } from './admin-paging.ts';
+import { CHANGE_ACCOUNT_SCHEMA, CREATE_ACCOUNT_SCHEMA, type ChangeAccountBody, type CreateAccountBody } from './admin-schemas.ts';
+import { accountObject } from './admin-views.ts';
+
+export const ACCOUNTS_PATH = '/v1/admin/accounts';
+export const ACCOUNT_PATH_PREFIX = `${ACCOUNTS_PATH}/`;
+
+const validateCreate = bodyValidator<CreateAccountBody>(CREATE_ACCOUNT_SCHEMA);
+const validateChange = bodyValidator<ChangeAccountBody>(CHANGE_ACCOUNT_SCHEMA);
+
+/** POST /v1/admin/accounts: an existing email answers its account unchanged (and audits nothing). */
+export function createAccount(deps: AdminDeps, ctx: RequestContext): Promise<void> {
+  return adminCall(deps, ctx, async ({ by, body }) => {
+    const { email, admin = false } = await readBody(ctx, body!, validateCreate);
+    if (!isPlausibleEmail(email)) throw new ApiError('invalid_value', { param: 'email', message: 'email must be an email address.' });
+    const existing = await deps.store.findAccountByEmail(email);
+    if (existing !== undefined) return accountObject(existing);
+    const account = await deps.store.createAccount(email, { isAdmin: admin });
+    await recordAudit(deps.store, by, 'account.created', account.id, { email: account.email, admin: account.isAdmin });
+    return accountObject(account);
+  });
+}
+
+export function listAccounts(deps: AdminDeps, ctx: RequestContext): Promise<void> {
+  return adminCall(deps, ctx, async () => {
+    const page = pageRequest(new URLSearchParams(ctx.query));
+    const offset = pageOffset(page);
+    const { accounts, total } = await deps.store.listAccountPage(offset, page.limit);
+    const end = offset + accounts.length;
+    return list(accounts.map(accountObject), end < total, end);
+  });
+}
+
+export function readAccount(deps: AdminDeps, ctx: RequestContext): Promise<void> {
+  return adminCall(deps, ctx, async () => accountObject(await accountAt(deps.store, ctx)));
+}
+
+/** PATCH /v1/admin/accounts/{id}: suspend or resume, grant or take the admin role; not one's own account. */
+export function changeAccount(deps: AdminDeps, ctx: RequestContext): Promise<void> {
+  return adminCall(deps, ctx, async ({ by, body }) => {
+    const change = await readBody(ctx, body!, validateChange);
+    let account = await accountAt(deps.store, ctx);
+    if (account.id === by.actor) {
+      throw new ApiError('invalid_value', { param: 'id', message: 'An admin key cannot change its own account.' });
+    }
+    if (change.status !== undefined && change.status !== account.status) {
+      account = await setStatus(deps.store, by, account, change.status);
+    }
+    if (change.admin !== undefined && change.admin !== account.isAdmin) {
+      account = await setAdmin(deps.store, by, account, change.admin);
+    }
+    return accountObject(account);
+  });
+}
+
+async function setStatus(store: Store, by: AuditActor, account: Account, status: Account['status']): Promise<Account> {
+  const changed = await store.setAccountStatus(account.email, status);
+  if (changed === undefined) throw new ApiError('account_not_found');
+  await recordAudit(store, by, status === 'suspended' ? 'account.suspended' : 'account.resumed', changed.id, { status });
+  return changed;
+}
+
+async function setAdmin(store: Store, by: AuditActor, account: Account, admin: boolean): Promise<Account> {
+  const changed = await store.setAccountAdmin(account.email, admin);
+  if (changed === undefined) throw new ApiError('account_not_found');
+  await recordAudit(store, by, admin ? 'account.admin_granted' : 'account.admin_revoked', changed.id, { admin });
+  return changed;
+}
+
+async function accountAt(store: Store, ctx: RequestContext): Promise<Account> {
+  const id = ctx.path.slice(ACCOUNT_PATH_PREFIX.length);
+  const account = await store.findAccountById(id);
+  if (account === undefined) throw new ApiError('account_not_found', { param: 'id' });
+  return account;
+}

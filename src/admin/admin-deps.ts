@@ -1,0 +1,11 @@
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Config } from '../config/config-types.ts';
+import type { Limiter } from '../ratelimit/limiter.ts';
+import type { Store } from '../store/store.ts';
+
+export interface AdminDeps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly auth: Authenticator;
+  readonly limiter: Limiter;
+}

@@ -1,0 +1,65 @@
+// The JSON Schemas of the admin API's request bodies: the server validates with them (ajv).
+export const MAX_GRACE_SECONDS = 86_400;
+export const MAX_KEY_NAME = 64;
+const MAX_LIMIT = 1_000_000_000;
+
+const limit = { anyOf: [{ type: 'integer', minimum: 1, maximum: MAX_LIMIT }, { type: 'null' }] } as const;
+const models = {
+  anyOf: [{ type: 'array', items: { type: 'string', minLength: 1, maxLength: 256 }, maxItems: 1_000 }, { type: 'null' }],
+} as const;
+const name = { type: 'string', maxLength: MAX_KEY_NAME } as const;
+
+export const CREATE_ACCOUNT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email'],
+  properties: {
+    email: { type: 'string', minLength: 3, maxLength: 254 },
+    admin: { type: 'boolean' },
+  },
+} as const;
+
+export const CHANGE_ACCOUNT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    status: { type: 'string', enum: ['active', 'suspended'] },
+    admin: { type: 'boolean' },
+  },
+} as const;
+
+export const CREATE_KEY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['account'],
+  properties: {
+    account: { type: 'string', minLength: 1, maxLength: 254 },
+    name,
+    models,
+    rpm: limit,
+    tpm: limit,
+    admin: { type: 'boolean' },
+  },
+} as const;
+
+export const CHANGE_KEY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name, models, rpm: limit, tpm: limit },
+} as const;
+
+export const ROTATE_KEY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    grace_seconds: { type: 'integer', minimum: 0, maximum: MAX_GRACE_SECONDS },
+  },
+} as const;
+
+export interface CreateAccountBody { email: string; admin?: boolean }
+export interface ChangeAccountBody { status?: 'active' | 'suspended'; admin?: boolean }
+export interface CreateKeyBody { account: string; name?: string; models?: string[] | null; rpm?: number | null; tpm?: number | null; admin?: boolean }
+export interface ChangeKeyBody { name?: string; models?: string[] | null; rpm?: number | null; tpm?: number | null }
+export interface RotateKeyBody { grace_seconds?: number }

@@ -1,0 +1,26 @@
+// The admin API's objects, as clients see them: snake_case, times in Unix seconds, never a secret.
+import type { Account, ApiKeyRecord, AuditEntry } from '../store/store.ts';
+
+const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
+
+export function accountObject(account: Account): Record<string, unknown> {
+  return {
+    object: 'account', id: account.id, email: account.email, status: account.status, admin: account.isAdmin,
+    created_at: seconds(account.createdAt),
+  };
+}
+
+export function keyObject(key: ApiKeyRecord): Record<string, unknown> {
+  return {
+    object: 'api_key', id: key.id, account: key.accountId, name: key.name, prefix: key.prefix, last_four: key.lastFour,
+    models: key.models, rpm: key.limits.rpm, tpm: key.limits.tpm, admin: key.admin,
+    created_at: seconds(key.createdAt), last_used_at: seconds(key.lastUsedAt), revoked_at: seconds(key.revokedAt),
+  };
+}
+
+export function auditObject(entry: AuditEntry): Record<string, unknown> {
+  return {
+    object: 'audit.entry', id: entry.id, time: new Date(entry.at).toISOString(), actor: entry.actor, address: entry.address,
+    action: entry.action, target: entry.target, fields: entry.fields,
+  };
+}
