@@ -27,6 +27,21 @@ const upstream = {
   },
 } as const;
 
+const price = { type: 'number', minimum: 0, maximum: 1_000_000 } as const;
+
+/** An amount in the currency (up to six decimals count) and its period. */
+const budget = {
+  anyOf: [
+    { type: 'null' },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['amount', 'period'],
+      properties: { amount: { type: 'number', minimum: 0, maximum: 1_000_000_000 }, period: { enum: ['day', 'month', 'total'] } },
+    },
+  ],
+} as const;
+
 const model = {
   type: 'object',
   additionalProperties: false,
@@ -40,6 +55,12 @@ const model = {
     upstreams: { type: 'array', minItems: 1, items: upstream },
     route: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
     routePolicy: { enum: ['least-outstanding', 'first'] },
+    price: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['input', 'output'],
+      properties: { input: price, output: price, cachedInput: price },
+    },
     supports: {
       type: 'object',
       additionalProperties: false,
@@ -163,6 +184,17 @@ export const CONFIG_FILE_SCHEMA = {
         expectedInstances: { type: 'integer', minimum: 1, maximum: 10_000 },
       },
     },
+    budgets: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        key: budget,
+        account: budget,
+        keys: { type: 'object', maxProperties: 100_000, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: budget },
+        accounts: { type: 'object', maxProperties: 100_000, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: budget },
+      },
+    },
     engine: {
       type: 'object',
       additionalProperties: false,
@@ -203,7 +235,10 @@ export interface ModelFile {
   route?: string[];
   routePolicy?: 'least-outstanding' | 'first';
   supports?: { tools?: boolean; responseFormat?: boolean; contentParts?: boolean };
+  /** Per million tokens, in `budgets.currency`. */
+  price?: { input: number; output: number; cachedInput?: number };
 }
+export type BudgetFile = { amount: number; period: 'day' | 'month' | 'total' } | null;
 export interface DashboardFile {
   enabled?: boolean;
   signUp?: boolean | 'open' | 'email' | 'invite' | 'closed';
@@ -233,6 +268,7 @@ export interface ConfigFile {
     rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number } | null;
     failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
   };
+  budgets?: { currency?: string; key?: BudgetFile; account?: BudgetFile; keys?: Record<string, BudgetFile>; accounts?: Record<string, BudgetFile> };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
   responses?: { ttlSeconds?: number; maxStoredBytesPerAccount?: number };
   /** With `models`: false serves only those; true (the default) keeps the default models they do not replace. */

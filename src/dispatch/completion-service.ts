@@ -1,6 +1,9 @@
 // A chat completion from a validated request, for any front end (HTTP, MCP): the model and the
 // key's scope, max_tokens and the context, the rate limiter, dispatch, then settlement and usage.
 import type { Principal } from '../auth/authenticator.ts';
+import type { BudgetGate } from '../budget/budget-gate.ts';
+import type { BudgetHold } from '../budget/budget-ledger.ts';
+import { costMicros } from '../budget/price.ts';
 import type { ModelConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
@@ -25,6 +28,8 @@ export interface CompletionServiceDeps {
   readonly limiter: Limiter;
   readonly dispatch: DispatchDeps;
   readonly usage: UsageRecorder;
+  /** Null (or absent) while no budget is configured: the request path never looks. */
+  readonly budgets?: BudgetGate | null;
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -56,6 +61,10 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
   maxTokens = 0;
   /** Set on admission. */
   lease: Lease | null = null;
+  /** The budget reservation, when a budget and a price apply; set on admission. */
+  budgetHold: BudgetHold | null = null;
+  /** What the request cost in micro-units of the currency, once settled. */
+  cost = 0;
   // What the limiter said, for the response's x-ratelimit-* headers; set on admission. Without an
   // initial value, a number too large for a small integer is kept as the limiter's own.
   requestsLimit!: number;
@@ -117,7 +126,7 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
   succeeded(outcome: CompletionOutcome): void {
     if (this.#settled) return;
     const billedPrompt = outcome.promptTokens ?? this.promptTokens;
-    this.#settle(billedPrompt, outcome.completionTokens);
+    this.#settle(billedPrompt, outcome.completionTokens, true);
     // A stream cut short is billed for what it delivered.
     this.#deps!.usage.record(this.principal.keyId, billedPrompt, outcome.completionTokens);
     this.#answer!.completed(this, outcome, billedPrompt);
@@ -129,15 +138,18 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
    */
   failed(error: unknown): void {
     if (this.#settled) return;
-    this.#settle(this.promptTokens, 0);
+    this.#settle(this.promptTokens, 0, false);
     this.#answer!.refused(this, error);
   }
 
-  #settle(promptTokens: number, completionTokens: number): void {
+  /** `served`: the client got a reply (in full or cut short) and pays for it; else it pays nothing. */
+  #settle(promptTokens: number, completionTokens: number, served: boolean): void {
     this.#settled = true;
     const deps = this.#deps!;
     const { keyId } = this.principal;
     void deps.limiter.settle(this.lease!, promptTokens + completionTokens);
+    if (served) this.cost = costMicros(this.model.price, promptTokens, completionTokens);
+    if (this.budgetHold !== null) deps.budgets!.settle(this.budgetHold, this.cost);
     deps.keyInFlight.leave(keyId);
   }
 }
@@ -197,13 +209,35 @@ function afterDecision(deps: CompletionServiceDeps, admitted: AdmittedCompletion
   const { request, model } = admitted;
   try {
     checkPromptLength(request, model);
-    if (model.target.kind !== 'local') return fitted(admitted, admitted.promptTokens);
+    if (model.target.kind !== 'local') {
+      fitted(admitted, admitted.promptTokens);
+      if (deps.budgets == null) return admitted;
+      const reserving = withinBudget(deps.budgets, admitted);
+      return reserving instanceof Promise ? reserving.catch((error: unknown) => refused(deps, lease, error)) : reserving;
+    }
     return deps.dispatch.engine.countPromptTokens(request.messages)
-      .then((promptTokens) => fitted(admitted, promptTokens))
+      .then((promptTokens) => {
+        fitted(admitted, promptTokens);
+        return deps.budgets == null ? admitted : withinBudget(deps.budgets, admitted);
+      })
       .catch((error: unknown) => refused(deps, lease, error));
   } catch (error) {
     return refused(deps, lease, error);
   }
+}
+
+/**
+ * Reserves the request's worst case on its budgets (the prompt, and n × max_tokens at the output
+ * price) or throws 429 `budget_exceeded`; after the rate limit, so a request refused there costs
+ * no call to the ledger.
+ */
+function withinBudget(budgets: BudgetGate, admitted: AdmittedCompletion): AdmittedCompletion | Promise<AdmittedCompletion> {
+  const reserved = budgets.reserve(admitted.principal, admitted.model, admitted.promptTokens, admitted.request.n * admitted.maxTokens);
+  if (reserved === null) return admitted;
+  return reserved.then((hold) => {
+    admitted.budgetHold = hold;
+    return admitted;
+  });
 }
 
 /** A request refused after admission: its lease is settled with no tokens. */
