@@ -38,6 +38,7 @@ import { type MetricsServer, renderRegistry, startMetricsServer } from './observ
 import type { Tracing } from './observability/tracing.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
 import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
+import type { BudgetGate } from './budget/budget-gate.ts';
 import { openBudgets } from './budget/open-budgets.ts';
 import { RedisLimiter } from './ratelimit/redis-limiter.ts';
 import { openStore } from './store/open-store.ts';
@@ -50,6 +51,8 @@ export interface RunningApp {
   readonly port: number;
   readonly lifecycle: Lifecycle;
   readonly store: Store;
+  /** Spend budgets; null while none is configured. */
+  readonly budgets: BudgetGate | null;
   /** The GET /metrics listener's port; null when off, and in a cluster worker (the primary serves it). */
   readonly metricsPort: number | null;
   /** Drains (bounded by the configured grace) and releases everything. True if nothing was cut off. */
@@ -160,6 +163,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     port,
     lifecycle,
     store,
+    budgets,
     metricsPort: metricsServer?.port ?? null,
     reloadTls: () => server.reloadTls(),
     async shutdown(): Promise<boolean> {

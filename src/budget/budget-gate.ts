@@ -53,6 +53,12 @@ export class BudgetGate {
     });
   }
 
+  /** Spent and reserved on the subject's budgets now; null without a budget. */
+  async state(subject: BudgetSubject): Promise<BudgetResult | null> {
+    const scopes = this.scopesOf(subject);
+    return scopes === null ? null : this.ledger.read(subject, scopes);
+  }
+
   settle(hold: BudgetHold, cost: number): void {
     this.ledger.settle(hold, cost);
   }
