@@ -5,7 +5,8 @@
 // Messages APIs and MCP's chat tool reserve and settle as chat does.
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { formatMicros } from '../../src/budget/price.ts';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { PassThrough } from 'node:stream';
+import { type GatewayOptions, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { contentEvent, type ScriptedUpstream, startScriptedUpstream, stream } from '../helpers/scripted-upstream.ts';
 
 const PROMPT_TOKENS = 11;
@@ -24,14 +25,14 @@ let key: string;
 let subject: { keyId: string; accountId: string };
 let upstreamCalls = 0;
 
-async function start(amount: number, period: 'day' | 'month' | 'total'): Promise<void> {
+async function start(amount: number, period: 'day' | 'month' | 'total', options: GatewayOptions = {}): Promise<void> {
   gateway = await startGateway({
     budgets: { currency: 'EUR', key: { amount, period } },
     models: {
       priced: { upstreams: [{ baseUrl: upstream.baseUrl, model: 'up-model' }], price: { input: 1, output: 2 } },
       free: { upstreams: [{ baseUrl: upstream.baseUrl, model: 'up-model' }] },
     },
-  });
+  }, options);
   const created = await gateway.createKey();
   key = created.key;
   subject = { keyId: created.id, accountId: created.accountId };
@@ -167,4 +168,20 @@ it('reserves and settles Responses, Messages and MCP chat-tool requests as chat 
   expect(mcp.status).toBe(200);
   expect(await mcp.text()).not.toContain('"isError":true');
   await vi.waitFor(async () => expect(await state()).toMatchObject({ spent: 3 * COST, reserved: 0 }));
+});
+
+it('puts the cost on the request log line and on the spend counter by model', async () => {
+  const log = new PassThrough();
+  let lines = '';
+  log.on('data', (chunk: Buffer) => { lines += chunk.toString(); });
+  await start(1, 'day', { logTo: log, env: { MUNJA_METRICS_PORT: '0' } });
+  expect((await chat()).status).toBe(200);
+  expect((await chat({ model: 'free' })).status).toBe(200);
+  await vi.waitFor(() => expect(lines).toContain(`"model":"priced"`));
+  const entries = lines.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.route !== undefined && entry.model !== null);
+  expect(entries.find((entry) => entry.model === 'priced')?.costMicros).toBe(COST);
+  expect(entries.find((entry) => entry.model === 'free')).not.toHaveProperty('costMicros');
+  const metrics = await (await fetch(`http://127.0.0.1:${gateway.app.metricsPort}/metrics`)).text();
+  expect(metrics).toContain(`munja_spend_micros_total{model="priced"} ${COST}`);
+  expect(metrics).not.toMatch(/munja_spend_micros_total\{[^}]*key/);
 });
