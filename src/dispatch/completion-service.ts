@@ -148,7 +148,7 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
     const deps = this.#deps!;
     const { keyId } = this.principal;
     void deps.limiter.settle(this.lease!, promptTokens + completionTokens);
-    if (served) this.cost = costMicros(this.model.price, promptTokens, completionTokens);
+    if (served && this.model.price != null) this.cost = costMicros(this.model.price, promptTokens, completionTokens);
     if (this.budgetHold !== null) deps.budgets!.settle(this.budgetHold, this.cost);
     deps.keyInFlight.leave(keyId);
   }

@@ -2,7 +2,7 @@
 // than the budget and end with spent = the sum of the served requests' real costs; an instance
 // killed (SIGKILL) with reservations outstanding holds them back no longer than their lifetime
 // (RESERVATION_TTL_MS, 10 s); with Redis gone, a key that fails closed gets 503.
-// (The fail-closed test comes last: it restarts Redis empty.)
+// (The outage tests come last: they restart Redis empty.)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,7 @@ beforeAll(async () => {
     }, 20);
   };
   client = new Redis(redis.url);
+  client.on('error', () => {}); // the outage tests kill Redis under it; it reconnects by itself
 });
 afterAll(async () => {
   client.disconnect();
@@ -109,6 +110,45 @@ it('frees the reservations of an instance killed with them outstanding within th
   await expect.poll(async () => (await read()).reserved, { timeout: RESERVATION_TTL_MS + 10_000, interval: 250 }).toBe(0);
   expect((await read()).spent).toBe(0);
 }, 40_000);
+
+it('spends at most the instance share of a budget while Redis is down, and counts it in Redis once it is back', async () => {
+  const config = {
+    budgets: { key: { amount: 0.0002, period: 'day' as const } }, // 200 micro-units; two instances: 100 each
+    models: { priced: { upstreams: [{ baseUrl: upstream.baseUrl, model: 'up-model' }], price: { input: 1, output: 2 } } },
+  };
+  const gateways = [
+    await startGateway(config, { env: { REDIS_URL: redis.url } }),
+    await startGateway(config, { env: { REDIS_URL: redis.url } }),
+  ];
+  try {
+    const { key, id, accountId } = await gateways[0]!.createKey();
+    const chat = (gateway: TestGateway) => fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'priced', max_tokens: 10, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    // Both instances know the key (and each other) before Redis goes.
+    for (const gateway of gateways) expect((await chat(gateway)).status).toBe(200);
+    await redis.kill();
+    let servedInOutage = 0;
+    try {
+      for (let i = 0; i < 20; i++) {
+        const response = await chat(gateways[0]!);
+        await response.text();
+        if (response.status === 200) servedInOutage++;
+      }
+    } finally {
+      await redis.restart();
+    }
+    // The instance's share is 100 micro-units; reservations of ~31 and costs of 15: it stops well short of 20.
+    expect(servedInOutage).toBeGreaterThan(0);
+    expect(servedInOutage * COST).toBeLessThanOrEqual(100);
+    // Redis restarted empty: what the outage spent reaches it with the retried settlements.
+    await expect.poll(async () => (await gateways[0]!.app.budgets!.state({ keyId: id, accountId }))!.key.spent).toBe(servedInOutage * COST);
+  } finally {
+    await Promise.all(gateways.map((gateway) => gateway.close()));
+  }
+});
 
 it('refuses with 503 limiter_unavailable a key that fails closed while Redis is down', async () => {
   const gateway = await startGateway({
