@@ -29,17 +29,12 @@ const upstream = {
 
 const price = { type: 'number', minimum: 0, maximum: 1_000_000 } as const;
 
-/** An amount in the currency (up to six decimals count) and its period. */
+/** An amount in the currency (up to six decimals count) and its period, or null for none; one schema rather than anyOf, whose errors name neither field. */
 const budget = {
-  anyOf: [
-    { type: 'null' },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['amount', 'period'],
-      properties: { amount: { type: 'number', minimum: 0, maximum: 1_000_000_000 }, period: { enum: ['day', 'month', 'total'] } },
-    },
-  ],
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['amount', 'period'],
+  properties: { amount: { type: 'number', minimum: 0, maximum: 1_000_000_000 }, period: { enum: ['day', 'month', 'total'] } },
 } as const;
 
 const model = {
