@@ -5,7 +5,7 @@ import { BASELINE_ALLOCATION } from './allocation/baseline.ts';
 import { cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, ratio, signedMs, thousands } from './format.ts';
 import type { Goal } from './goals.ts';
-import { addedOverFloorMs, localToRelay, protocolStreamToChat, protocolToChat, munjaToFloorCpu, munjaToFloorThroughput, type Round, type RoundRun, ROUND_RATE, type Spread, spreadOf } from './rounds.ts';
+import { addedOverFloorMs, budgetsToOff, localToRelay, protocolStreamToChat, protocolToChat, munjaToFloorCpu, munjaToFloorThroughput, type Round, type RoundRun, ROUND_RATE, type Spread, spreadOf } from './rounds.ts';
 
 export const CPU_OVER_FLOOR_LIMIT = 1.5;
 export const CPU_OVER_FLOOR_AIM = 1.3;
@@ -15,6 +15,8 @@ export const ADDED_P99_LIMIT_MS = 0.5;
 export const ALLOCATION_SHARE_OF_BASELINE = 1 / 3;
 export const LOCAL_OVER_RELAY_LIMIT = 1.5;
 export const PROTOCOL_OVER_CHAT_LIMIT = 1.3;
+/** Budgets on (each request reserves and settles its cost) over budgets off, CPU per request. */
+export const BUDGETS_OVER_OFF_LIMIT = 1.1;
 
 const judge = (ok: boolean | undefined): Goal['verdict'] => (ok === undefined ? 'not measured' : ok ? 'pass' : 'FAIL');
 const NOT_RUN = 'not run (needs the rounds)';
@@ -104,6 +106,13 @@ function protocolGoal(ratios: readonly number[], what: string): Goal {
   return { goal, measured: `median of the rounds' ratios ${range(spread, ratio)}`, verdict: judge(spread.median <= PROTOCOL_OVER_CHAT_LIMIT) };
 }
 
+function budgetsGoal(ratios: readonly number[]): Goal {
+  const goal = `Chat request with budgets on ≤ ${BUDGETS_OVER_OFF_LIMIT}× the CPU of budgets off`;
+  const spread = spreadOf(ratios);
+  if (spread === undefined) return { goal, measured: 'not run (needs the rounds, without BENCH_SKIP=budgets)', verdict: 'not measured' };
+  return { goal, measured: `median of the rounds' ratios ${range(spread, ratio)}`, verdict: judge(spread.median <= BUDGETS_OVER_OFF_LIMIT) };
+}
+
 export function floorGoals(rounds: readonly Round[] | undefined): Goal[] {
   const all = rounds ?? [];
   return [
@@ -117,5 +126,6 @@ export function floorGoals(rounds: readonly Round[] | undefined): Goal[] {
     protocolGoal(protocolStreamToChat(all, (runs) => runs.responsesStream), 'Responses API 100-chunk stream'),
     protocolGoal(protocolToChat(all, (runs) => runs.messagesJson), 'Messages API request (translated to chat and back)'),
     protocolGoal(protocolStreamToChat(all, (runs) => runs.messagesStream), 'Messages API 100-chunk stream'),
+    budgetsGoal(budgetsToOff(all)),
   ];
 }

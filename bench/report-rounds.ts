@@ -4,7 +4,7 @@ import { BASELINE_ALLOCATION } from './allocation/baseline.ts';
 import { type ClosedLoopResult, cpuPerRequestUs } from './closed-loop.ts';
 import { fixed, ms, ratio, signedMs, table, thousands } from './format.ts';
 import type { PacedResult } from './paced-load.ts';
-import { addedOverFloorMs, floorToNginxStreams, localToRelay, protocolStreamToChat, protocolToChat, munjaToDirect, munjaToFloorCpu, munjaToFloorStreams, munjaToFloorThroughput, munjaToNginx, munjaToNginxStreams, type Round, ROUND_RATE, spreadOf } from './rounds.ts';
+import { addedOverFloorMs, budgetsToOff, floorToNginxStreams, localToRelay, protocolStreamToChat, protocolToChat, munjaToDirect, munjaToFloorCpu, munjaToFloorStreams, munjaToFloorThroughput, munjaToNginx, munjaToNginxStreams, type Round, ROUND_RATE, spreadOf } from './rounds.ts';
 
 const us = (result: ClosedLoopResult | undefined) => (result === undefined ? Number.NaN : cpuPerRequestUs(result));
 const whole = (value: number) => fixed(value, 0);
@@ -140,4 +140,15 @@ export function roundsProtocolsTable(rounds: readonly Round[] | undefined): stri
   return `Other protocols: the same relayed request (the same mock reply, 100 chunks on streams) sent as a Responses API and as a Messages API request to the round's Munja process after its chat runs, translated to chat and back; CPU per request, × the same process's chat figure:
 
 ${table(['round', 'chat µs/req', 'Responses µs/req (× chat)', 'Messages µs/req (× chat)', 'chat ms/stream', 'Responses ms/stream (× chat)', 'Messages ms/stream (× chat)'], rows)}`;
+}
+
+/** Budgets on beside off, chat JSON requests on fresh processes of each round; empty when the rounds ran none. */
+export function roundsBudgetsTable(rounds: readonly Round[] | undefined): string {
+  if (rounds === undefined || rounds.every((round) => round.budgets === undefined)) return '';
+  const ratios = budgetsToOff(rounds);
+  const rows = rounds.map((round, index) => [String(index + 1), whole(us(round.munja.saturated)), `${whole(us(round.budgets))} (${ratio(ratios[index]!)})`]);
+  rows.push(['**median (range)**', over(rounds.map((round) => us(round.munja.saturated)), whole), over(ratios, ratio)]);
+  return `Budgets: the chat JSON request on a fresh Munja whose relayed models have a price and whose key has a budget that never binds (each request reserves its worst case and settles its cost), beside the round's Munja without budgets; CPU per request:
+
+${table(['round', 'budgets off µs/req', 'budgets on µs/req (× off)'], rows)}`;
 }

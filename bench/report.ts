@@ -9,7 +9,7 @@ import type { ManyStreamsResult } from './many-streams.ts';
 import type { TargetRun } from './phases.ts';
 import type { Plot } from './plots.ts';
 import { closedLoopTable, deliveryTable, manyStreamsTable, pacedTable, problems, soakTable } from './report-details.ts';
-import { roundsCpuTable, roundsLatencyTable, roundsProtocolsTable, roundsStreamTable } from './report-rounds.ts';
+import { roundsBudgetsTable, roundsCpuTable, roundsLatencyTable, roundsProtocolsTable, roundsStreamTable } from './report-rounds.ts';
 import { READING_NOTES } from './report-notes.ts';
 import type { Round } from './rounds.ts';
 import type { RunInfo } from './run-info.ts';
@@ -98,6 +98,8 @@ ${roundsLatencyTable(results.rounds)}
 ${roundsStreamTable(results.rounds)}
 
 ${roundsProtocolsTable(results.rounds)}
+
+${roundsBudgetsTable(results.rounds)}
 
 ## Targets
 

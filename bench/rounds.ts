@@ -50,6 +50,8 @@ export interface Round {
   readonly local: ClosedLoopResult | undefined;
   /** Undefined when skipped (BENCH_SKIP=protocols). */
   readonly protocols: ProtocolRuns | undefined;
+  /** The chat JSON request on a fresh Munja with budgets on (every request reserves and settles); undefined when skipped (BENCH_SKIP=budgets). */
+  readonly budgets: ClosedLoopResult | undefined;
 }
 
 export interface RoundsOptions {
@@ -91,7 +93,15 @@ export async function runRounds(settings: Settings, options: RoundsOptions, cont
       localRun = await closedLoop(local, munjaTarget(withEngine, 'munja', `Munja with the local engine, round ${index + 1}`), warmed, context);
       stops.push(await stop(withEngine.process));
     }
-    rounds.push({ direct, nginx, nginxStreams, floor, munja: munjaRun, local: localRun, protocols });
+    let budgets: ClosedLoopResult | undefined;
+    if (!settings.skip.has('budgets')) {
+      const withBudgets = await startMunja({ name: `munja-budgets-round-${index + 1}`, tempDir: options.tempDir, mockPort: options.mockPort, budgets: true, ...cpus });
+      const target = munjaTarget(withBudgets, 'munja', `Munja with budgets, round ${index + 1}`);
+      await warmUp(target, settings, context);
+      budgets = await closedLoop(chatJson, target, { ...measured, log: withBudgets.log }, context);
+      stops.push(await stop(withBudgets.process));
+    }
+    rounds.push({ direct, nginx, nginxStreams, floor, munja: munjaRun, local: localRun, protocols, budgets });
   }
   return rounds;
 }
@@ -203,4 +213,9 @@ export function protocolToChat(rounds: readonly Round[], pick: (runs: ProtocolRu
 /** CPU of another protocol's 100-chunk stream over the chat stream's, one ratio per round that ran both. */
 export function protocolStreamToChat(rounds: readonly Round[], pick: (runs: ProtocolRuns) => ClosedLoopResult): number[] {
   return rounds.map((round) => (round.protocols === undefined || round.munja.streams === undefined ? Number.NaN : cpuPerRequestUs(pick(round.protocols)) / cpuPerRequestUs(round.munja.streams)));
+}
+
+/** CPU of the chat JSON request with budgets on over the same request's with them off, one ratio per round that ran both. */
+export function budgetsToOff(rounds: readonly Round[]): number[] {
+  return rounds.map((round) => (round.budgets === undefined ? Number.NaN : cpuPerRequestUs(round.budgets) / cpuPerRequestUs(round.munja.saturated)));
 }

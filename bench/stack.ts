@@ -71,6 +71,8 @@ export interface MunjaOptions {
   readonly localModel?: boolean;
   /** More settings for `munja serve` (e.g. OTEL_* for the tracing-cost runs). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Price the relayed models and give every key a monthly budget that never binds (the budgets-on runs). */
+  readonly budgets?: boolean;
 }
 
 export interface Munja {
@@ -92,9 +94,10 @@ function knowsDefaultModels(checkout: string): boolean {
   return readFileSync(join(checkout, 'src/config/config-schema.ts'), 'utf8').includes('defaultModels');
 }
 
-function munjaConfig(mockPort: number, localModel: boolean, checkout: string): object {
+function munjaConfig(mockPort: number, localModel: boolean, checkout: string, budgets: boolean): object {
   const baseUrl = `http://127.0.0.1:${mockPort}/v1`;
-  const relay = (kind: keyof typeof MOCK_MODELS, maxConnections: number) => ({ upstreams: [{ baseUrl, model: MOCK_MODELS[kind], maxConnections }] });
+  const price = budgets ? { price: { input: 0.15, output: 0.6 } } : {};
+  const relay = (kind: keyof typeof MOCK_MODELS, maxConnections: number) => ({ upstreams: [{ baseUrl, model: MOCK_MODELS[kind], maxConnections }], ...price });
   return {
     // Only the bench's models: the default ones would start the local engine's threads.
     ...(knowsDefaultModels(checkout) ? { defaultModels: false } : {}),
@@ -106,6 +109,8 @@ function munjaConfig(mockPort: number, localModel: boolean, checkout: string): o
     // The bench key carries all the load: its limits never bind. The per-key concurrency cap stays on,
     // as in production, but far above any load here (the many-streams scenario holds ~10,000).
     limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 1_000_000 },
+    // Every request reserves and settles, but the budget never refuses one.
+    ...(budgets ? { budgets: { key: { amount: 1_000_000_000, period: 'month' } } } : {}),
     models: {
       ...(localModel ? { [LOCAL_MODEL]: { local: { tokensPerSecond: 0, timeToFirstTokenMs: 0 } } } : {}),
       [MUNJA_MODELS.json]: relay('json', 256),
@@ -131,7 +136,7 @@ export async function startMunja(options: MunjaOptions): Promise<Munja> {
   // The CLI reads the key cap from the config, so the config comes first.
   const configPath = join(dir, 'munja.json');
   const checkout = options.checkout ?? ROOT;
-  writeFileSync(configPath, JSON.stringify(munjaConfig(options.mockPort, options.localModel === true, checkout), null, 2));
+  writeFileSync(configPath, JSON.stringify(munjaConfig(options.mockPort, options.localModel === true, checkout, options.budgets === true), null, 2));
   env.MUNJA_CONFIG = configPath;
   const cli = munjaCli(checkout);
   const key = await createKey(cli, env);

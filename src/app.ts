@@ -39,6 +39,8 @@ import { type MetricsServer, renderRegistry, startMetricsServer } from './observ
 import type { Tracing } from './observability/tracing.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
 import { MemoryLimiter } from './ratelimit/memory-limiter.ts';
+import type { BudgetGate } from './budget/budget-gate.ts';
+import { openBudgets } from './budget/open-budgets.ts';
 import { RedisLimiter } from './ratelimit/redis-limiter.ts';
 import { openStore } from './store/open-store.ts';
 import { setCommandTimeout } from './store/redis-connection.ts';
@@ -50,6 +52,8 @@ export interface RunningApp {
   readonly port: number;
   readonly lifecycle: Lifecycle;
   readonly store: Store;
+  /** Spend budgets; null while none is configured. */
+  readonly budgets: BudgetGate | null;
   /** The GET /metrics listener's port; null when off, and in a cluster worker (the primary serves it). */
   readonly metricsPort: number | null;
   /** Drains (bounded by the configured grace) and releases everything. True if nothing was cut off. */
@@ -95,6 +99,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const limiter: Limiter = config.redis
     ? await RedisLimiter.open(config.redis, { settings: config.limits, logger })
     : new MemoryLimiter(config.limits);
+  const budgets = await openBudgets(config, limiter, logger);
   const localModels = config.models.some((model) => model.target.kind === 'local');
   const engine = new EnginePool({ maxThreads: config.engine.threads, maxQueue: config.engine.maxQueue, taskDeadlineMs: config.engine.taskDeadlineMs, schemaMsPerMinute: config.engine.schemaMsPerMinute, localModels });
   const pools = new UpstreamPools(config.models, config.upstream);
@@ -106,7 +111,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience };
   const routes = new RouteChoice(upstreamHealth, inFlight);
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
-  const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch };
+  const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, budgets };
   const modelDeps = { catalog, auth, anthropicModels: new AnthropicModels(config.models, catalog.createdAt) };
   const storedResponses = new StoredResponses(store, config.responses, logger);
   const responses = responsesFront(storedResponses, logger);
@@ -158,6 +163,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     port,
     lifecycle,
     store,
+    budgets,
     metricsPort: metricsServer?.port ?? null,
     reloadTls: () => server.reloadTls(),
     async shutdown(): Promise<boolean> {
@@ -169,7 +175,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       server.close();
       redisStatus?.close();
       secretWatch?.close();
-      await Promise.allSettled([metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close(), tracing?.shutdown()]);
+      await Promise.allSettled([metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close(), budgets?.ledger.close(), tracing?.shutdown()]);
       await store.close();
       logger.info({ drained }, 'stopped');
       return drained;

@@ -61,9 +61,13 @@ function defaultOf(schema: Schema): string {
 function values(schema: Schema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => `\`${JSON.stringify(value)}\``).join(', ');
   if (Array.isArray(schema.anyOf)) return schema.anyOf.map((branch: Schema) => (branch.type === 'null' ? '`null`' : `{${Object.keys(properties(branch)).map((key) => `\`${key}\``).join(', ')}}`)).join(' or ');
+  if (Array.isArray(schema.type)) return schema.type.map((type: string) => (type === 'null' ? '`null`' : `an ${type}`)).join(' or ');
   switch (schema.type) {
     case 'integer':
+    case 'number':
       return range(schema);
+    case 'object':
+      return 'an object';
     case 'boolean':
       return '`true`, `false`';
     case 'string':
@@ -81,7 +85,8 @@ function values(schema: Schema): string {
 function range(schema: Schema): string {
   const min = schema.minimum as number | undefined;
   const max = schema.maximum as number | undefined;
-  if (max === undefined || max === INT32_MAX) return min === undefined ? 'an integer' : `an integer ≥ ${number(min)}`;
+  const kind = schema.type === 'number' ? 'a number' : 'an integer';
+  if (max === undefined || max === INT32_MAX) return min === undefined ? kind : `${kind} ≥ ${number(min)}`;
   return `${number(min ?? 0)} to ${number(max)}`;
 }
 

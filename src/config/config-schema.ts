@@ -1,7 +1,7 @@
 // JSON Schema of the optional config file (MUNJA_CONFIG). Validated once at start with ajv. Every
 // setting carries its description and, where it is a constant, its default (from default-config.ts):
 // docs/configuration.md's reference is generated from them (config-reference.ts).
-import { DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
+import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
 
 const positiveInt = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 const nonNegativeInt = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
@@ -36,6 +36,16 @@ const upstream = {
   },
 } as const;
 
+const price = { type: 'number', minimum: 0, maximum: 1_000_000 } as const;
+
+/** An amount in the currency (up to six decimals count) and its period, or null for none; one schema rather than anyOf, whose errors name neither field. */
+const budget = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['amount', 'period'],
+  properties: { amount: { type: 'number', minimum: 0, maximum: 1_000_000_000 }, period: { enum: ['day', 'month', 'total'] } },
+} as const;
+
 const model = {
   type: 'object',
   additionalProperties: false,
@@ -49,6 +59,17 @@ const model = {
     upstreams: setting({ type: 'array', minItems: 1, items: upstream }, 'Serve the model from these OpenAI-compatible servers (each as below).'),
     route: setting({ type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }, 'Make the model an alias over these models (as `auto` is).'),
     routePolicy: setting({ enum: ['least-outstanding', 'first'] }, 'How a route picks: the model with the fewest requests in flight, or the first that can serve.', MODEL_FILE_DEFAULTS.routePolicy),
+    price: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['input', 'output'],
+      description: 'What the model costs, per million tokens in `budgets.currency`; a model without a price costs 0.',
+      properties: {
+        input: setting(price, 'Per million prompt tokens. Required with a price.'),
+        output: setting(price, 'Per million completion tokens. Required with a price.'),
+        cachedInput: setting(price, 'Per million prompt tokens the server read from its cache (default: the input price).'),
+      },
+    },
     supports: {
       type: 'object',
       additionalProperties: false,
@@ -199,6 +220,18 @@ export const CONFIG_FILE_SCHEMA = {
         expectedInstances: setting({ type: 'integer', minimum: 1, maximum: 10_000 }, 'The instance count the shares are computed with during an outage (unset: the live count).'),
       },
     },
+    budgets: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Spend budgets: an amount in the currency over a period (`day`, `month` in UTC, or `total`), reserved at admission and settled on real usage.',
+      properties: {
+        currency: setting({ type: 'string', pattern: '^[A-Z]{3}$' }, 'The currency every price and budget is in (an ISO 4217 code).', DEFAULT_BUDGET_CURRENCY),
+        key: setting(budget, 'Every key\'s budget, `{"amount", "period"}`; `null`: none.'),
+        account: setting(budget, 'Every account\'s budget, shared by its keys; `null`: none.'),
+        keys: setting({ type: 'object', maxProperties: 100_000, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: budget }, 'Budgets of single keys by key id, over `key`.'),
+        accounts: setting({ type: 'object', maxProperties: 100_000, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: budget }, 'Budgets of single accounts by account id, over `account`.'),
+      },
+    },
     engine: {
       type: 'object',
       additionalProperties: false,
@@ -246,7 +279,10 @@ export interface ModelFile {
   route?: string[];
   routePolicy?: 'least-outstanding' | 'first';
   supports?: { tools?: boolean; responseFormat?: boolean; contentParts?: boolean };
+  /** Per million tokens, in `budgets.currency`. */
+  price?: { input: number; output: number; cachedInput?: number };
 }
+export type BudgetFile = { amount: number; period: 'day' | 'month' | 'total' } | null;
 export interface DashboardFile {
   enabled?: boolean;
   signUp?: boolean | 'open' | 'email' | 'invite' | 'closed';
@@ -276,6 +312,7 @@ export interface ConfigFile {
     rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number } | null;
     failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
   };
+  budgets?: { currency?: string; key?: BudgetFile; account?: BudgetFile; keys?: Record<string, BudgetFile>; accounts?: Record<string, BudgetFile> };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
   responses?: { ttlSeconds?: number; maxStoredBytesPerAccount?: number };
   /** With `models`: false serves only those; true (the default) keeps the default models they do not replace. */

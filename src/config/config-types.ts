@@ -84,6 +84,36 @@ export interface ModelConfig {
   /** For a route, the defaults: each request is checked against the model that serves it. */
   readonly supports: ModelSupport;
   readonly target: ModelTarget;
+  /** Per million tokens, in `budgets.currency`; absent or null: the model costs nothing. */
+  readonly price?: ModelPrice | null;
+}
+
+export interface ModelPrice {
+  readonly input: number;
+  readonly output: number;
+  /** Prompt tokens served from the upstream's cache; the input price when not configured. */
+  readonly cachedInput: number;
+}
+
+export type BudgetPeriodName = 'day' | 'month' | 'total';
+
+/** At most `limit` micro-units of the currency spent per period. */
+export interface BudgetSetting {
+  readonly limit: number;
+  readonly period: BudgetPeriodName;
+}
+
+/** Spend budgets; all null and empty: budgets are off (the request path does not look). */
+export interface BudgetsConfig {
+  /** The currency every price and budget is in, named once (ISO 4217, e.g. USD). */
+  readonly currency: string;
+  /** Every key's budget unless `keys` names it; null: none. */
+  readonly key: BudgetSetting | null;
+  /** Every account's budget, shared by its keys, unless `accounts` names it; null: none. */
+  readonly account: BudgetSetting | null;
+  /** Per key id: its own budget (null: none, whatever `key` says). */
+  readonly keys: ReadonlyMap<string, BudgetSetting | null>;
+  readonly accounts: ReadonlyMap<string, BudgetSetting | null>;
 }
 
 export interface UpstreamTimeouts {
@@ -268,6 +298,7 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Default per-key limits (a key may carry its own) and the limiter's settings. */
   readonly limits: LimitsConfig;
+  readonly budgets: BudgetsConfig;
   /**
    * taskDeadlineMs: the longest one engine task may run on its thread before it is stopped;
    * schemaMsPerMinute: engine time per account per minute for compiling schemas it has not seen.

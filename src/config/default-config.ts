@@ -107,6 +107,8 @@ export const DEFAULT_LIMITS = {
   expectedInstances: null,
 } as const;
 
+export const DEFAULT_BUDGET_CURRENCY = 'USD';
+
 const profile = (timeToFirstTokenMs: number, tokensPerSecond: number): LatencyProfile => ({ timeToFirstTokenMs, tokensPerSecond });
 
 /** The default models, in the file format (see config-schema.ts). */

@@ -8,9 +8,9 @@ import { Ajv } from 'ajv';
 import { configFileProblem } from './config-file-problem.ts';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
-import type { Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamApi, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
-import { CONFIG_FILE_SCHEMA, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
+import type { BudgetSetting, BudgetsConfig, Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamApi, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
+import { CONFIG_FILE_SCHEMA, type BudgetFile, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
+import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
@@ -18,6 +18,7 @@ import { checkUpstreamBaseUrl } from './upstream-base-url.ts';
 import { metricsFrom } from './metrics-config.ts';
 import { responsesFrom } from './responses-config.ts';
 import { tracingFrom } from './tracing-config.ts';
+import { toMicros } from '../budget/price.ts';
 
 export { ConfigError };
 
@@ -180,6 +181,7 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
       rateLimitBackoffMaxMs: file.upstream?.rateLimitBackoffMaxMs ?? DEFAULT_RESILIENCE.rateLimitBackoffMaxMs,
     },
     limits: limitsFrom(file.limits),
+    budgets: budgetsFrom(file.budgets),
     engine: {
       threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
       maxQueue: file.engine?.maxQueue ?? DEFAULT_ENGINE_MAX_QUEUE,
@@ -193,6 +195,18 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
 function limitsFrom(file: ConfigFile['limits'] = {}): LimitsConfig {
   const limits = { ...DEFAULT_LIMITS, ...file };
   return file.account === undefined ? { ...limits, account: { rpm: limits.rpm, tpm: limits.tpm } } : limits;
+}
+
+function budgetsFrom(file: ConfigFile['budgets'] = {}): BudgetsConfig {
+  const setting = (budget: BudgetFile | undefined): BudgetSetting | null => budget == null ? null : { limit: toMicros(budget.amount), period: budget.period };
+  const each = (named: Record<string, BudgetFile> = {}) => new Map(Object.entries(named).map(([id, budget]) => [id, setting(budget)]));
+  return {
+    currency: file.currency ?? DEFAULT_BUDGET_CURRENCY,
+    key: setting(file.key),
+    account: setting(file.account),
+    keys: each(file.keys),
+    accounts: each(file.accounts),
+  };
 }
 
 /** `server.trustProxy`; the older `server.dashboard.trustProxy` still turns it on for the whole server. */
@@ -235,6 +249,7 @@ function buildModel(id: string, file: ModelFile, ids: Set<string>): ModelConfig 
     defaultMaxTokens,
     supports: buildSupport(where, file),
     target: buildTarget(where, id, file, ids),
+    price: file.price === undefined ? null : { input: file.price.input, output: file.price.output, cachedInput: file.price.cachedInput ?? file.price.input },
   };
 }
 

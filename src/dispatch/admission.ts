@@ -2,6 +2,7 @@
 // supports, max_tokens and the context, then the rate limiter. What it admits runs as an
 // AdmittedCompletion (admitted-completion.ts).
 import type { Principal } from '../auth/authenticator.ts';
+import type { BudgetGate } from '../budget/budget-gate.ts';
 import type { ModelConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { RequestTrace } from '../observability/request-trace.ts';
@@ -69,13 +70,35 @@ function afterDecision(deps: CompletionServiceDeps, admitted: AdmittedCompletion
   const { request, model } = admitted;
   try {
     checkPromptLength(request, model);
-    if (model.target.kind !== 'local') return fitted(admitted, admitted.promptTokens);
+    if (model.target.kind !== 'local') {
+      fitted(admitted, admitted.promptTokens);
+      if (deps.budgets == null) return admitted;
+      const reserving = withinBudget(deps.budgets, admitted);
+      return reserving instanceof Promise ? reserving.catch((error: unknown) => refused(deps, lease, error)) : reserving;
+    }
     return deps.dispatch.engine.countPromptTokens(request.messages)
-      .then((promptTokens) => fitted(admitted, promptTokens))
+      .then((promptTokens) => {
+        fitted(admitted, promptTokens);
+        return deps.budgets == null ? admitted : withinBudget(deps.budgets, admitted);
+      })
       .catch((error: unknown) => refused(deps, lease, error));
   } catch (error) {
     return refused(deps, lease, error);
   }
+}
+
+/**
+ * Reserves the request's worst case on its budgets (the prompt, and n × max_tokens at the output
+ * price) or throws 429 `budget_exceeded`; after the rate limit, so a request refused there costs
+ * no call to the ledger.
+ */
+function withinBudget(budgets: BudgetGate, admitted: AdmittedCompletion): AdmittedCompletion | Promise<AdmittedCompletion> {
+  const reserved = budgets.reserve(admitted.principal, admitted.model, admitted.promptTokens, admitted.request.n * admitted.maxTokens);
+  if (reserved === null) return admitted;
+  return reserved.then((hold) => {
+    admitted.budgetHold = hold;
+    return admitted;
+  });
 }
 
 /** A request refused after admission: its lease is settled with no tokens. */

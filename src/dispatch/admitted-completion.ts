@@ -2,6 +2,9 @@
 // is dispatched, then settlement of the rate-limit lease and usage, exactly once, and the answer.
 // Admission (the model, the key's scope, max_tokens, the limiter) is admission.ts's.
 import type { Principal } from '../auth/authenticator.ts';
+import type { BudgetGate } from '../budget/budget-gate.ts';
+import type { BudgetHold } from '../budget/budget-ledger.ts';
+import { costMicros } from '../budget/price.ts';
 import type { ModelConfig } from '../config/config-types.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
 import type { ModelCatalog } from '../models/model-catalog.ts';
@@ -21,6 +24,8 @@ export interface CompletionServiceDeps {
   readonly limiter: Limiter;
   readonly dispatch: DispatchDeps;
   readonly usage: UsageRecorder;
+  /** Null (or absent) while no budget is configured: the request path never looks. */
+  readonly budgets?: BudgetGate | null;
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -52,6 +57,10 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
   maxTokens = 0;
   /** Set on admission. */
   lease: Lease | null = null;
+  /** The budget reservation, when a budget and a price apply; set on admission. */
+  budgetHold: BudgetHold | null = null;
+  /** What the request cost in micro-units of the currency, once settled. */
+  cost = 0;
   // What the limiter said, for the response's x-ratelimit-* headers; set on admission. Without an
   // initial value, a number too large for a small integer is kept as the limiter's own.
   requestsLimit!: number;
@@ -115,7 +124,7 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
   succeeded(outcome: CompletionOutcome): void {
     if (this.#settled) return;
     const billedPrompt = outcome.promptTokens ?? this.promptTokens;
-    this.#settle(billedPrompt, outcome.completionTokens);
+    this.#settle(billedPrompt, outcome.completionTokens, true);
     // A stream cut short is billed for what it delivered.
     this.#deps!.usage.record(this.principal.keyId, billedPrompt, outcome.completionTokens);
     this.#answer!.completed(this, outcome, billedPrompt);
@@ -127,15 +136,18 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
    */
   failed(error: unknown): void {
     if (this.#settled) return;
-    this.#settle(this.promptTokens, 0);
+    this.#settle(this.promptTokens, 0, false);
     this.#answer!.refused(this, error);
   }
 
-  #settle(promptTokens: number, completionTokens: number): void {
+  /** `served`: the client got a reply (in full or cut short) and pays for it; else it pays nothing. */
+  #settle(promptTokens: number, completionTokens: number, served: boolean): void {
     this.#settled = true;
     const deps = this.#deps!;
     const { keyId } = this.principal;
     void deps.limiter.settle(this.lease!, promptTokens + completionTokens);
+    if (served && this.model.price != null) this.cost = costMicros(this.model.price, promptTokens, completionTokens);
+    if (this.budgetHold !== null) deps.budgets!.settle(this.budgetHold, this.cost);
     deps.keyInFlight.leave(keyId);
   }
 }

@@ -62,6 +62,7 @@ export const ERROR_CATALOGUE = {
   stream_stalled: { status: 408, type: 'invalid_request_error', message: 'The client stopped reading the stream, so it was closed.' },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Rate limit reached for this key.' },
+  budget_exceeded: { status: 429, type: 'rate_limit_error', message: 'This request could cost more than what is left of the spend budget.' },
   too_many_open_requests: { status: 429, type: 'rate_limit_error', message: 'Too many requests are open from this address at once. Wait for some to finish.' },
   sign_in_throttled: { status: 429, type: 'rate_limit_error', message: 'Too many failed sign-ins. Wait a while and try again.' },
   upstream_rate_limited: { status: 429, type: 'rate_limit_error', message: 'The model server is rate limiting requests. Retry shortly.' },

@@ -102,6 +102,7 @@ const HTTP_ANSWER: CompletionAnswer = {
     const ctx = left(run);
     ctx.promptTokens = billedPromptTokens;
     ctx.completionTokens = outcome.completionTokens;
+    ctx.cost = run.cost;
     try {
       const { body, bytes } = outcome;
       if (ctx.trace?.capturesContent && body != null) ctx.trace.recordOutput(body.choices);

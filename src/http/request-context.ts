@@ -187,6 +187,8 @@ export class RequestContext implements Abortable, RequestRecord {
   stream = false;
   promptTokens = 0;
   completionTokens = 0;
+  /** What the completion cost, in micro-units of the budgets' currency (0: unpriced). */
+  cost = 0;
   errorCode: string | null = null;
   firstByteMs: number | null = null;
   // Fields for the metrics (observability/metrics.ts), in ms since startedAt.

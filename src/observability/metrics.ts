@@ -29,7 +29,7 @@ export const DURATION_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 
 export const OVERHEAD_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 /** Error codes counted as rate-limit rejections (the 429s, and the limiter's fail-closed 503). */
-export const REJECTION_REASONS = ['rate_limit_exceeded', 'upstream_rate_limited', 'sign_in_throttled', 'limiter_unavailable'] as const;
+export const REJECTION_REASONS = ['rate_limit_exceeded', 'upstream_rate_limited', 'sign_in_throttled', 'limiter_unavailable', 'budget_exceeded'] as const;
 
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
@@ -52,6 +52,7 @@ export class GatewayMetrics {
   readonly #firstToken: KeyedHistogram;
   readonly #tokens: KeyedCounter;
   readonly #rejections: KeyedCounter;
+  readonly #spend: KeyedCounter;
   #sources: MetricSources = {};
 
   /** `models`: the configured ids, the only model label values besides `other` and `none`. */
@@ -83,7 +84,9 @@ export class GatewayMetrics {
       (key) => ({ model: names[key >> 1]!, direction: key & 1 ? 'out' : 'in' }));
     this.#rejections = new KeyedCounter('munja_rate_limit_rejections_total', 'Requests refused by a rate limit, by error code.',
       (key) => ({ reason: REJECTION_REASONS[key] ?? 'other' }), REJECTION_REASONS.map((_, index) => index));
-    for (const metric of [this.#requests, this.#errors, this.#duration, this.#overhead, this.#firstToken, this.#tokens, this.#rejections]) {
+    this.#spend = new KeyedCounter('munja_spend_micros_total', 'What completions cost, in micro-units of the configured currency (budgets.currency), by model; unpriced models add nothing.',
+      (key) => ({ model: names[key]! }));
+    for (const metric of [this.#requests, this.#errors, this.#duration, this.#overhead, this.#firstToken, this.#tokens, this.#rejections, this.#spend]) {
       this.registry.registerMetric(metric as never);
     }
     registerScrapeMetrics(this.registry, () => this.#sources);
@@ -122,6 +125,7 @@ export class GatewayMetrics {
     if (ctx.firstEventMs !== null) this.#firstToken.observe(model, ctx.firstEventMs / 1000);
     if (ctx.promptTokens > 0) this.#tokens.add(model * 2, ctx.promptTokens);
     if (ctx.completionTokens > 0) this.#tokens.add(model * 2 + 1, ctx.completionTokens);
+    if (ctx.cost > 0) this.#spend.add(model, ctx.cost);
   }
 
   #route(name: string): number {

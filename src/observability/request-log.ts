@@ -25,6 +25,7 @@ const MODEL = rawBytes(',"model":');
 const STREAMED = rawBytes(',"stream":true,"promptTokens":');
 const NOT_STREAMED = rawBytes(',"stream":false,"promptTokens":');
 const COMPLETION_TOKENS = rawBytes(',"completionTokens":');
+const COST = rawBytes(',"costMicros":');
 const DURATION = rawBytes(',"durationMs":');
 const FIRST_BYTE = rawBytes(',"firstByteMs":');
 const ERROR_CODE = rawBytes(',"errorCode":');
@@ -77,6 +78,10 @@ export class RequestLog {
     lines.number(ctx.promptTokens);
     lines.bytes(COMPLETION_TOKENS);
     lines.number(ctx.completionTokens);
+    if (ctx.cost > 0) {
+      lines.bytes(COST);
+      lines.number(ctx.cost);
+    }
     lines.bytes(DURATION);
     lines.hundredths(ctx.elapsedMs());
     lines.bytes(FIRST_BYTE);

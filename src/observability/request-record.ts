@@ -26,6 +26,8 @@ export interface RequestRecord {
   readonly stream: boolean;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** What the request cost, in micro-units of the budgets' currency (0 for an unpriced model). */
+  readonly cost: number;
   readonly errorCode: string | null;
   /** ms from the start to the response's first byte. */
   readonly firstByteMs: number | null;

@@ -137,6 +137,7 @@ class ProtocolAnswer implements CompletionAnswer {
     const ctx = left(run);
     ctx.promptTokens = billedPromptTokens;
     ctx.completionTokens = outcome.completionTokens;
+    ctx.cost = run.cost;
     const { body, nativeBody } = outcome;
     const headers = outcome.headers === undefined ? run.headers : { ...run.headers, ...outcome.headers };
     if (nativeBody != null) return sendReply(ctx, nativeBody, headers);

@@ -28,7 +28,7 @@ export interface TestGateway {
   readonly origin: string;
   readonly baseURL: string;
   readonly dataDir: string;
-  createKey(options?: Partial<CreateApiKeyOptions>): Promise<{ key: string; id: string }>;
+  createKey(options?: Partial<CreateApiKeyOptions>): Promise<{ key: string; id: string; accountId: string }>;
   close(): Promise<void>;
 }
 
@@ -59,7 +59,7 @@ export async function startGateway(config: ConfigFile = FAST_TEST_CONFIG, option
     dataDir: dir,
     async createKey(keyOptions = {}) {
       const created = await createApiKey(app.store, { accountEmail: 'test@example.com', createAccount: true, ...keyOptions });
-      return { key: created.key, id: created.record.id };
+      return { key: created.key, id: created.record.id, accountId: created.record.accountId };
     },
     async close() {
       await app.shutdown();

@@ -37,6 +37,7 @@ function round(munjaCpuUs: number, munjaPaced: PacedResult, munjaBytes: number):
     munja: run(munjaCpuUs, 22_000, munjaPaced, munjaBytes),
     local: saturated(munjaCpuUs * 1.2, 15_000),
     protocols: { responsesJson: saturated(munjaCpuUs * 1.2, 20_000), responsesStream: saturated(700, 450), messagesJson: saturated(munjaCpuUs * 1.1, 20_000), messagesStream: saturated(650, 450) },
+    budgets: saturated(munjaCpuUs * 1.05, 21_000),
   };
 }
 
@@ -45,7 +46,8 @@ describe('the targets set against the floor relay', () => {
     const rounds = [round(40, paced(0.33, 1.3), 9_000), round(42, paced(0.34, 1.4), 9_500), round(90, paced(0.9, 9), 30_000)];
     const goals = floorGoals(rounds);
     // No chat streams in these rounds: the stream ratio has nothing to be taken over.
-    expect(goals.map((goal) => goal.verdict)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'not measured', 'pass', 'not measured']);
+    expect(goals.map((goal) => goal.verdict)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'not measured', 'pass', 'not measured', 'pass']);
+    expect(goals[10]!.measured).toContain('1.05×');
     expect(goals[6]!.measured).toContain('1.20×');
     expect(goals[0]!.measured).toContain('1.40×');
     expect(goals[4]!.goal).toContain(BASELINE_ALLOCATION.commit);
@@ -73,6 +75,13 @@ describe('the targets set against the floor relay', () => {
     const streamGoal = (rounds: Round[]) => floorGoals(rounds)[7]!;
     expect(streamGoal([withStreams(700), withStreams(720), withStreams(2_000)]).verdict).toBe('pass');
     expect(streamGoal([withStreams(900), withStreams(820), withStreams(700)]).verdict).toBe('FAIL');
+  });
+
+  it('judges budgets on against budgets off, and says when they were not run', () => {
+    const base = round(40, paced(0.33, 1.3), 9_000);
+    const budgetGoal = (rounds: Round[]) => floorGoals(rounds)[10]!;
+    expect(budgetGoal([{ ...base, budgets: saturated(48, 20_000) }]).verdict).toBe('FAIL');
+    expect(budgetGoal([{ ...base, budgets: undefined }]).verdict).toBe('not measured');
   });
 
   it('takes the mean of the two middle rounds when their count is even', () => {
