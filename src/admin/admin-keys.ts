@@ -6,7 +6,7 @@ import { createApiKey, rotateApiKey } from '../auth/create-key.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { recordAudit } from '../store/audit.ts';
-import type { Account, ApiKeyRecord, KeyChange, Store } from '../store/store.ts';
+import { type Account, type ApiKeyRecord, type KeyChange, KeyCapError, type Store } from '../store/store.ts';
 import { adminCall } from './admin-call.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { bodyValidator, readBody } from './admin-body.ts';
@@ -29,9 +29,13 @@ export function createKey(deps: AdminDeps, ctx: RequestContext): Promise<void> {
     const request = await readBody(ctx, body!, validateCreate);
     const account = await findAccount(deps.store, request.account, 'account');
     const models = knownModels(deps, request.models);
+    const maxKeys = deps.config.dashboard.maxKeysPerAccount;
     const created = await createApiKey(deps.store, {
       accountEmail: account.email, name: request.name ?? '', models, rpm: request.rpm ?? null, tpm: request.tpm ?? null,
-      admin: request.admin ?? false,
+      admin: request.admin ?? false, maxKeys,
+    }).catch((error: unknown) => {
+      if (!(error instanceof KeyCapError)) throw error;
+      throw new ApiError('key_limit_reached', { message: `The account has ${maxKeys} keys that are not revoked (server.dashboard.maxKeysPerAccount). Revoke one first.` });
     });
     await recordAudit(deps.store, by, 'key.created', created.record.id, {
       account: account.id, name: created.record.name, models, rpm: created.record.limits.rpm, tpm: created.record.limits.tpm,

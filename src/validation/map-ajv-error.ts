@@ -67,6 +67,8 @@ export function describeRule(error: ErrorObject, schema: Record<string, unknown>
       return `must be at most ${schema.maxLength} characters long`;
     case 'maxItems':
       return `must have at most ${schema.maxItems} items`;
+    case 'minProperties':
+      return `must have at least ${schema.minProperties} ${schema.minProperties === 1 ? 'field' : 'fields'}`;
     case 'maxProperties':
       return `must have at most ${schema.maxProperties} entries`;
     case 'uniqueItems':

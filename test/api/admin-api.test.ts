@@ -120,7 +120,9 @@ describe('accounts', () => {
     ]);
 
     expectError(await call('PATCH', `/v1/admin/accounts/${adminAccountId}`, { status: 'suspended' }), 400, 'invalid_value', 'id');
-    expectError(await call('PATCH', `/v1/admin/accounts/${id}`, {}), 400, 'invalid_value');
+    const empty = await call('PATCH', `/v1/admin/accounts/${id}`, {});
+    expectError(empty, 400, 'invalid_value');
+    expect(empty.body.error.message).toBe('The request body must have at least 1 field.');
     expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { status: 'gone' }), 400, 'invalid_value', 'status');
     expectError(await call('PATCH', '/v1/admin/accounts/acct_missing', { status: 'active' }), 404, 'account_not_found');
   });
@@ -150,6 +152,12 @@ describe('keys', () => {
     expectError(await call('POST', '/v1/admin/keys', { account: 'test@example.com', name: 'x'.repeat(65) }), 400, 'invalid_value', 'name');
     expectError(await call('POST', '/v1/admin/keys', { name: 'x' }), 400, 'missing_required_parameter', 'account');
     expectError(await call('GET', '/v1/admin/keys/key_missing'), 404, 'key_not_found');
+  });
+
+  it('keeps to the per-account key cap (20 by default)', async () => {
+    await call('POST', '/v1/admin/accounts', { email: 'capped@example.com' });
+    for (let i = 0; i < 20; i++) expect((await call('POST', '/v1/admin/keys', { account: 'capped@example.com' })).status).toBe(200);
+    expectError(await call('POST', '/v1/admin/keys', { account: 'capped@example.com' }), 403, 'key_limit_reached');
   });
 
   it('lists an account’s keys, paged', async () => {

@@ -161,3 +161,37 @@ describe('Authenticator and the Authorization header', () => {
     }
   });
 });
+
+describe('Authenticator: admin keys and rotated secrets', () => {
+  it('refuses an admin key outside the admin API and an ordinary key inside it, cached or not', async () => {
+    const { auth, state, add, outcome } = setUp();
+    const admin = add('key_admin', 'acct_a');
+    const digest = digestApiKey(admin.key, SECRET);
+    const found = state.records.get(digest)!;
+    state.records.set(digest, { ...found, key: { ...found.key, admin: true } });
+    const ordinary = add('key_plain', 'acct_a');
+    const adminOutcome = (key: string) => auth.authenticateAdmin(`Bearer ${key}`).then((p) => p.keyId, (error: { code: string }) => error.code);
+    for (let round = 0; round < 2; round++) {
+      expect(await outcome(admin.key)).toBe('admin_key_not_allowed');
+      expect(await adminOutcome(admin.key)).toBe('key_admin');
+      expect(await outcome(ordinary.key)).toBe('ok');
+      expect(await adminOutcome(ordinary.key)).toBe('admin_required');
+    }
+    expect(state.lookups).toBe(2);
+    expect(await adminOutcome('sk_munja_nope')).toBe('invalid_api_key');
+  });
+
+  it('refuses an old secret once its grace is over, from the cache and as the last known answer', async () => {
+    const { auth, state, add, outcome } = setUp();
+    const old = add('key_1', 'acct_a');
+    const digest = digestApiKey(old.key, SECRET);
+    state.records.set(digest, { ...state.records.get(digest)!, secretExpiresAt: Date.now() + 100 });
+    expect(await outcome(old.key)).toBe('ok');
+    // The cached answer lasts no longer than the grace, and the store down afterwards changes nothing.
+    await expect.poll(() => auth.cachedPrincipal(`Bearer ${old.key}`), { timeout: 5_000 }).toBeUndefined();
+    state.down = true;
+    expect(await outcome(old.key)).toBe('invalid_api_key');
+    state.down = false;
+    expect(await outcome(old.key)).toBe('invalid_api_key');
+  });
+});

@@ -47,7 +47,7 @@ describe('SqliteStore', () => {
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
     expect(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
     expect(db.prepare('PRAGMA user_version').get()?.['user_version']).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(6);
+    expect(SCHEMA_VERSION).toBe(7);
     db.close();
   });
 
@@ -107,7 +107,7 @@ describe('SqliteStore', () => {
     await first.createKey(input);
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec(`DROP TABLE responses; DROP TABLE response_bytes; DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
+    db.exec(`DROP TABLE audit; DROP TABLE key_grace; ALTER TABLE keys DROP COLUMN is_admin; DROP TABLE responses; DROP TABLE response_bytes; DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
              DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 1`);
     db.close();
 
@@ -116,6 +116,8 @@ describe('SqliteStore', () => {
     expect(await upgraded.setPasswordHash(account.id, 'hash')).toBe(true);
     expect((await upgraded.countAttempt('ip:1', 1_000)).count).toBe(1);
     expect(await upgraded.storedResponseBytes(account.id)).toBe(0);
+    expect((await upgraded.findKeyByDigest(input.digest))?.key.admin).toBe(false);
+    expect((await upgraded.appendAudit({ at: 1, actor: 'cli', address: null, action: 'account.created', target: account.id, fields: {} })).id).toBe('1');
   });
 
   it('indexes the mailboxes of accounts made before version 5, keeping accounts that share one', async () => {
@@ -124,7 +126,7 @@ describe('SqliteStore', () => {
     const twins = [await first.createAccount('twin+a@example.com'), await first.createAccount('twin+b@example.com')];
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec('DROP TABLE responses; DROP TABLE response_bytes; DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4');
+    db.exec('DROP TABLE audit; DROP TABLE key_grace; ALTER TABLE keys DROP COLUMN is_admin; DROP TABLE responses; DROP TABLE response_bytes; DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4');
     db.close();
 
     const upgraded = openStore();
