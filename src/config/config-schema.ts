@@ -24,6 +24,12 @@ const upstream = {
     weight: positiveInt,
     maxConnections: positiveInt,
     api: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'responses', 'messages'] } },
+    engine: { enum: ['vllm', 'sglang', 'llamacpp', 'openai'] },
+    saturation: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { queueDepth: positiveInt, kvCacheUsage: { type: 'number', exclusiveMinimum: 0, maximum: 1 } },
+    },
   },
 } as const;
 
@@ -135,6 +141,15 @@ export const CONFIG_FILE_SCHEMA = {
           properties: { consecutiveFailures: positiveInt, ejectMs: { type: 'integer', minimum: 1, maximum: 3_600_000 } },
         },
         rateLimitBackoffMaxMs: { type: 'integer', minimum: 0, maximum: 600_000 },
+        engineSignals: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            pollMs: { type: 'integer', minimum: 100, maximum: 60_000 },
+            timeoutMs: { type: 'integer', minimum: 50, maximum: 60_000 },
+            affinityEntries: { type: 'integer', minimum: 0, maximum: 10_000_000 },
+          },
+        },
       },
     },
     redis: {
@@ -191,6 +206,8 @@ export interface UpstreamFile {
   weight?: number;
   maxConnections?: number;
   api?: Array<'chat' | 'responses' | 'messages'>;
+  engine?: 'vllm' | 'sglang' | 'llamacpp' | 'openai';
+  saturation?: { queueDepth?: number; kvCacheUsage?: number };
 }
 export interface ModelFile {
   description?: string;
@@ -227,6 +244,7 @@ export interface ConfigFile {
     retry?: { budgetPercent?: number; reserve?: number; backoffMs?: number };
     breaker?: { consecutiveFailures?: number; ejectMs?: number };
     rateLimitBackoffMaxMs?: number;
+    engineSignals?: { pollMs?: number; timeoutMs?: number; affinityEntries?: number };
   };
   redis?: { commandTimeoutMs?: number; connectTimeoutMs?: number };
   limits?: {
