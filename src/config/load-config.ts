@@ -258,7 +258,7 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
   }
   if (file.upstreams) {
     const upstreams = file.upstreams.map((upstream, index) => buildUpstream(id, upstream, `${where}.upstreams.${index}`));
-    return { kind: 'upstreams', upstreams, engineAware: upstreams.some((upstream) => upstream.engine !== undefined) };
+    return upstreams.some((upstream) => upstream.engine !== undefined) ? { kind: 'upstreams', upstreams, engineAware: true } : { kind: 'upstreams', upstreams };
   }
   const route = file.route ?? [];
   for (const target of route) {

@@ -18,7 +18,7 @@ const LOAD_BOUND = 1.25;
 export class EngineChoice {
   readonly #health: UpstreamHealth;
   readonly #inFlight: InFlight;
-  readonly #signals: EngineSignals;
+  readonly #signals: Pick<EngineSignals, 'saturation' | 'sent'>;
   readonly #affinity: AffinityTable;
   readonly #random: () => number;
   readonly #upstreamHashes = new Map<UpstreamConfig, number>();
@@ -26,7 +26,7 @@ export class EngineChoice {
   readonly #healthy: UpstreamConfig[] = [];
   readonly #scores: number[] = [];
 
-  constructor(health: UpstreamHealth, inFlight: InFlight, signals: EngineSignals, affinityEntries: number, random: () => number = Math.random) {
+  constructor(health: UpstreamHealth, inFlight: InFlight, signals: Pick<EngineSignals, 'saturation' | 'sent'>, affinityEntries: number, random: () => number = Math.random) {
     this.#health = health;
     this.#inFlight = inFlight;
     this.#signals = signals;
