@@ -119,8 +119,9 @@ describe('loadConfig', () => {
     expect(config.engineSignals).toEqual({ pollMs: 1_000, timeoutMs: 1_000, affinityEntries: 100_000 });
     expect(loadConfig({}).engineSignals.pollMs).toBe(2_000);
     expect(() => loadConfig({}, { models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', saturation: { queueDepth: 4 } }] } } })).toThrow(/saturation needs "engine"/);
-    expect(() => loadConfig({}, { models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', engine: 'tgi' as never }] } } })).toThrow(/engine/);
-    expect(() => loadConfig({}, { models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', engine: 'vllm', saturation: { kvCacheUsage: 1.5 } }] } } })).toThrow(/kvCacheUsage/);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', engine: 'tgi' }] } } }) })).toThrow(/engine/);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', engine: 'vllm', saturation: { kvCacheUsage: 1.5 } }] } } }) })).toThrow(/kvCacheUsage/);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ upstream: { engineSignals: { pollMs: 10 } } }) })).toThrow(/pollMs/);
   });
 
   it('reads the APIs an upstream speaks, with their paths beside chat/completions', () => {
