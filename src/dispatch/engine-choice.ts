@@ -18,7 +18,7 @@ const LOAD_BOUND = 1.25;
 export class EngineChoice {
   readonly #health: UpstreamHealth;
   readonly #inFlight: InFlight;
-  readonly #signals: Pick<EngineSignals, 'saturation' | 'sent'>;
+  readonly #signals: Pick<EngineSignals, 'saturation' | 'began' | 'ended'>;
   readonly #affinity: AffinityTable;
   readonly #random: () => number;
   readonly #upstreamHashes = new Map<UpstreamConfig, number>();
@@ -26,7 +26,7 @@ export class EngineChoice {
   readonly #healthy: UpstreamConfig[] = [];
   readonly #scores: number[] = [];
 
-  constructor(health: UpstreamHealth, inFlight: InFlight, signals: Pick<EngineSignals, 'saturation' | 'sent'>, affinityEntries: number, random: () => number = Math.random) {
+  constructor(health: UpstreamHealth, inFlight: InFlight, signals: Pick<EngineSignals, 'saturation' | 'began' | 'ended'>, affinityEntries: number, random: () => number = Math.random) {
     this.#health = health;
     this.#inFlight = inFlight;
     this.#signals = signals;
@@ -64,8 +64,16 @@ export class EngineChoice {
       chosen = this.#affine(conversation, Math.ceil((LOAD_BOUND * (totalInFlight + 1)) / healthy.length)) ?? this.#twoChoices();
       this.#affinity.remember(conversation, chosen);
     }
-    this.#signals.sent(chosen);
     return chosen;
+  }
+
+  /** An attempt on the upstream starts: counted against its engine until its next sample. */
+  began(upstream: UpstreamConfig): void {
+    this.#signals.began(upstream);
+  }
+
+  ended(upstream: UpstreamConfig): void {
+    this.#signals.ended(upstream);
   }
 
   /** 0 idle, 1 and above saturated: the engine's signals, or for an upstream without them its share of its connections in flight. */

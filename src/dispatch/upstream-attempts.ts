@@ -117,6 +117,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.native = native !== null && upstream.api.includes(native.api) ? native : null;
     health.begin(upstream);
     inFlight.begin(upstream);
+    this.#engines?.began(upstream);
     this.#attempting = true;
     try {
       this.dispatcher = pools.get(upstream.origin);
@@ -156,6 +157,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.#attempting = false;
     this.#deps.health.end(upstream, verdict, retryAfterMs);
     this.#deps.inFlight.end(upstream);
+    this.#engines?.ended(upstream);
     return upstream;
   }
 }

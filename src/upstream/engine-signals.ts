@@ -1,8 +1,9 @@
 // The load of the inference engines behind the upstreams, polled off the request path: each engine's
 // metrics page every `pollMs`, one poll at a time per engine, each bounded by `timeoutMs` and a size
 // cap, on its own connection (not one of the pool's that requests wait for). A sample older than
-// three missed polls, or none yet, counts as saturated. Between polls, the requests this process has
-// sent an engine since its last sample count as waiting there.
+// three missed polls, or none yet, counts as saturated. Between polls, this process's own count of
+// requests in flight on an engine fills the gap: those in flight beyond the count when the sample
+// was read count as waiting there.
 import { Agent, request } from 'undici';
 import type { EngineKind, EngineSaturation, EngineSignalsConfig, ModelConfig, UpstreamConfig } from '../config/config-types.ts';
 import { ENGINE_METRICS, type EngineLoad, readEngineLoad } from './engine-metrics.ts';
@@ -21,8 +22,9 @@ interface EngineSource {
   readonly engine: Exclude<EngineKind, 'openai'>;
   load: EngineLoad | null;
   sampledAt: number;
-  /** Requests sent to it since `load` was read. */
-  sentSince: number;
+  /** This process's requests in flight on it, now and when `load` was read. */
+  inFlight: number;
+  inFlightAtSample: number;
   polling: boolean;
   failing: boolean;
 }
@@ -50,7 +52,7 @@ export class EngineSignals {
         const key = `${engine} ${upstream.origin}`;
         let source = this.#sources.get(key);
         if (source === undefined) {
-          source = { url: upstream.origin + ENGINE_METRICS[engine].path, engine, load: null, sampledAt: -Infinity, sentSince: 0, polling: false, failing: false };
+          source = { url: upstream.origin + ENGINE_METRICS[engine].path, engine, load: null, sampledAt: -Infinity, inFlight: 0, inFlightAtSample: 0, polling: false, failing: false };
           this.#sources.set(key, source);
         }
         this.#byUpstream.set(upstream, source);
@@ -87,7 +89,8 @@ export class EngineSignals {
 
   /**
    * How close the upstream's engine is to saturation against its thresholds: the worse of its queue
-   * (with the requests sent since the sample) and its KV cache's share; 1 and above is saturated.
+   * (with this process's requests in flight beyond those at the sample) and its KV cache's share; 1
+   * and above is saturated.
    * Infinity without a fresh sample; null for an upstream with no polled engine.
    */
   saturation(upstream: UpstreamConfig): number | null {
@@ -96,13 +99,23 @@ export class EngineSignals {
     const { load } = source;
     if (load === null || this.#now() - source.sampledAt > MISSED_POLLS_UNTIL_STALE * this.#settings.pollMs) return Infinity;
     const limits = upstream.saturation as EngineSaturation;
-    return Math.max((load.waiting + source.sentSince) / limits.queueDepth, load.kvCacheUsage / limits.kvCacheUsage);
+    const unseen = Math.max(0, source.inFlight - source.inFlightAtSample);
+    return Math.max((load.waiting + unseen) / limits.queueDepth, load.kvCacheUsage / limits.kvCacheUsage);
   }
 
-  /** A request went to the upstream. */
-  sent(upstream: UpstreamConfig): void {
+  /** An attempt on the upstream starts. */
+  began(upstream: UpstreamConfig): void {
     const source = this.#source(upstream);
-    if (source !== undefined) source.sentSince += 1;
+    if (source !== undefined) source.inFlight += 1;
+  }
+
+  /** An attempt on the upstream ended. */
+  ended(upstream: UpstreamConfig): void {
+    const source = this.#source(upstream);
+    if (source === undefined) return;
+    source.inFlight -= 1;
+    // Requests the sample saw that have ended no longer hide newer ones.
+    if (source.inFlightAtSample > source.inFlight) source.inFlightAtSample = source.inFlight;
   }
 
   /** The last load read from the upstream's engine (fresh or not), or null. */
@@ -124,7 +137,7 @@ export class EngineSignals {
       if (load === null) throw new Error(`no ${ENGINE_METRICS[source.engine].waiting} in the page`);
       source.load = load;
       source.sampledAt = this.#now();
-      source.sentSince = 0;
+      source.inFlightAtSample = source.inFlight;
       if (source.failing) this.#log?.info({ url: source.url }, 'engine metrics answer again');
       source.failing = false;
     } catch (error) {

@@ -1,5 +1,5 @@
 // Engine signals polled from a real HTTP mock that publishes vLLM's metric names: the load read,
-// requests sent since the sample, staleness after three missed polls, missing and flapping metrics,
+// this process's requests in flight beyond the sample's, staleness after three missed polls, missing and flapping metrics,
 // and a hanging metrics page bounded by the poll's timeout. Time is a hand-moved clock, never a sleep.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,12 +58,20 @@ describe('EngineSignals', () => {
     expect(signals.saturation(upstream)).toBeCloseTo(1.1);
   });
 
-  it('counts requests sent since the sample as waiting, until the next sample', async () => {
+  it('counts its requests in flight beyond those at the sample as waiting, until the next sample', async () => {
     const { upstream, signals } = await engineWith(() => vllmMetricsText({ waiting: 0, running: 0, kvCacheUsage: 0 }));
+    for (let i = 0; i < 2; i++) signals.began(upstream);
     await signals.pollOnce();
+    // The two in flight at the sample are in the engine's own numbers already.
     expect(signals.saturation(upstream)).toBe(0);
-    for (let i = 0; i < 8; i++) signals.sent(upstream);
+    for (let i = 0; i < 8; i++) signals.began(upstream);
     expect(signals.saturation(upstream)).toBe(1);
+    // Ends lower the estimate, those of requests the sample saw included.
+    for (let i = 0; i < 4; i++) signals.ended(upstream);
+    expect(signals.saturation(upstream)).toBe(0.5);
+    for (let i = 0; i < 6; i++) signals.ended(upstream);
+    signals.began(upstream);
+    expect(signals.saturation(upstream)).toBe(0.125);
     await signals.pollOnce();
     expect(signals.saturation(upstream)).toBe(0);
   });

@@ -114,7 +114,7 @@ describe('loadConfig', () => {
       engineAware: true,
       upstreams: [{ engine: 'vllm', saturation: { queueDepth: 4, kvCacheUsage: 0.9 } }, { baseUrl: 'http://10.0.0.6:8000/v1' }],
     });
-    const [, plain] = (modelOf(config, 'pro')!.target as { upstreams: object[] }).upstreams;
+    const [, plain] = (modelOf(config, 'pro')!.target as { upstreams: readonly object[] }).upstreams;
     expect(plain).not.toHaveProperty('engine');
     expect(config.engineSignals).toEqual({ pollMs: 1_000, timeoutMs: 1_000, affinityEntries: 100_000 });
     expect(loadConfig({}).engineSignals.pollMs).toBe(2_000);
