@@ -105,11 +105,11 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const upstreamHealth = new UpstreamHealth(config.resilience);
   const retryBudget = new RetryBudget(config.resilience.retry);
   const inFlight = new InFlight();
-  metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget });
   const engineSignals = config.models.some((model) => model.target.kind === 'upstreams' && model.target.engineAware === true)
     ? new EngineSignals(config.models, config.engineSignals, logger)
     : null;
   const engines = engineSignals === null ? undefined : new EngineChoice(upstreamHealth, inFlight, engineSignals, config.engineSignals.affinityEntries);
+  metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget, engineSignals: engineSignals ?? undefined });
   const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience, engines };
   const routes = new RouteChoice(upstreamHealth, inFlight);
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);

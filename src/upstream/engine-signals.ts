@@ -17,7 +17,18 @@ export interface EngineSignalsLog {
   info(fields: object, message: string): void;
 }
 
+/** One polled engine as the metrics report it. */
+export interface EngineSignalStats {
+  readonly origin: string;
+  readonly engine: string;
+  /** The last sample's numbers; null before the first. */
+  readonly load: EngineLoad | null;
+  /** Older than three missed polls, or none yet: counted as saturated. */
+  readonly stale: boolean;
+}
+
 interface EngineSource {
+  readonly origin: string;
   readonly url: string;
   readonly engine: Exclude<EngineKind, 'openai'>;
   load: EngineLoad | null;
@@ -38,6 +49,7 @@ export class EngineSignals {
   readonly #log: EngineSignalsLog | null;
   readonly #agent: Agent;
   #timer: NodeJS.Timeout | null = null;
+  #failedPolls = 0;
 
   constructor(models: readonly ModelConfig[], settings: EngineSignalsConfig, log: EngineSignalsLog | null = null, now: () => number = performance.now.bind(performance)) {
     this.#settings = settings;
@@ -52,7 +64,7 @@ export class EngineSignals {
         const key = `${engine} ${upstream.origin}`;
         let source = this.#sources.get(key);
         if (source === undefined) {
-          source = { url: upstream.origin + ENGINE_METRICS[engine].path, engine, load: null, sampledAt: -Infinity, inFlight: 0, inFlightAtSample: 0, polling: false, failing: false };
+          source = { origin: upstream.origin, url: upstream.origin + ENGINE_METRICS[engine].path, engine, load: null, sampledAt: -Infinity, inFlight: 0, inFlightAtSample: 0, polling: false, failing: false };
           this.#sources.set(key, source);
         }
         this.#byUpstream.set(upstream, source);
@@ -63,6 +75,18 @@ export class EngineSignals {
   /** Engines polled (for tests and the start log). */
   get polled(): number {
     return this.#sources.size;
+  }
+
+  /** Polls that failed, timed out or read no load, since start. */
+  get failedPolls(): number {
+    return this.#failedPolls;
+  }
+
+  stats(): EngineSignalStats[] {
+    const now = this.#now();
+    return [...this.#sources.values()].map((source) => {
+      return { origin: source.origin, engine: source.engine, load: source.load, stale: this.#stale(source, now) };
+    });
   }
 
   /** Polls now, then every `pollMs`, until close(). */
@@ -97,7 +121,7 @@ export class EngineSignals {
     const source = this.#source(upstream);
     if (source === undefined) return null;
     const { load } = source;
-    if (load === null || this.#now() - source.sampledAt > MISSED_POLLS_UNTIL_STALE * this.#settings.pollMs) return Infinity;
+    if (load === null || this.#stale(source, this.#now())) return Infinity;
     const limits = upstream.saturation as EngineSaturation;
     const unseen = Math.max(0, source.inFlight - source.inFlightAtSample);
     return Math.max((load.waiting + unseen) / limits.queueDepth, load.kvCacheUsage / limits.kvCacheUsage);
@@ -123,6 +147,10 @@ export class EngineSignals {
     return this.#source(upstream)?.load ?? null;
   }
 
+  #stale(source: EngineSource, now: number): boolean {
+    return source.load === null || now - source.sampledAt > MISSED_POLLS_UNTIL_STALE * this.#settings.pollMs;
+  }
+
   #source(upstream: UpstreamConfig): EngineSource | undefined {
     return this.#byUpstream.get(upstream);
   }
@@ -141,6 +169,7 @@ export class EngineSignals {
       if (source.failing) this.#log?.info({ url: source.url }, 'engine metrics answer again');
       source.failing = false;
     } catch (error) {
+      this.#failedPolls += 1;
       if (!source.failing) this.#log?.warn({ url: source.url, err: error }, 'engine metrics poll failed; its upstream counts as saturated after three missed polls');
       source.failing = true;
     } finally {

@@ -32,10 +32,11 @@ async function gatewayOver(engines: Engine[]) {
   const models: ConfigFile['models'] = {
     m: { upstreams: engines.map((each) => ({ baseUrl: each.mock.baseUrl, model: 'mock-model', engine: 'vllm' as const })) },
   };
-  const gateway = await startGateway({ engine: { threads: 1 }, models });
+  const gateway = await startGateway({ engine: { threads: 1 }, models }, { env: { MUNJA_METRICS_PORT: '0' } });
   started.push(gateway);
   const { key } = await gateway.createKey();
-  return async (overrides: Record<string, unknown> = {}) => {
+  const metrics = async () => (await fetch(`http://127.0.0.1:${gateway.app.metricsPort}/metrics`)).text();
+  return Object.assign(async (overrides: Record<string, unknown> = {}) => {
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -43,7 +44,7 @@ async function gatewayOver(engines: Engine[]) {
     });
     expect(response.status).toBe(200);
     await response.json();
-  };
+  }, { metrics });
 }
 
 const served = (each: Engine) => each.mock.totals.requests;
@@ -68,6 +69,13 @@ describe('engine-aware routing through the gateway', () => {
       for (let i = 0; i < 5; i++) await post();
       return served(busy);
     }).toBe(5);
+    // The engines' last samples, by origin.
+    const text = await post.metrics();
+    const origin = new URL(idle.mock.baseUrl).origin;
+    expect(text).toContain(`munja_upstream_engine_requests_waiting{origin="${origin}",engine="vllm"} 40`);
+    expect(text).toContain(`munja_upstream_engine_kv_cache_usage{origin="${origin}",engine="vllm"} 0.97`);
+    expect(text).toContain(`munja_upstream_engine_stale{origin="${origin}",engine="vllm"} 0`);
+    expect(text).toMatch(/^munja_upstream_engine_poll_failures_total 0$/m);
   });
 
   it('a conversation keeps to one engine while the engines are idle', async () => {
@@ -89,11 +97,11 @@ describe('engine-aware routing through the gateway', () => {
     const failing = await engine(IDLE, { kind: 'status', status: 503 });
     const healthy = await engine({ waiting: 0, running: 8, kvCacheUsage: 0.5 });
     const post = await gatewayOver([failing, healthy]);
-    // Once the samples are in, every first attempt goes to the less loaded, failing engine; each
-    // request still succeeds (post checks the 200) on the other.
+    // Once the samples are in, new conversations go to the less loaded, failing engine unless
+    // consistent hashing homes them on the other; each request still succeeds (post checks the 200).
     let posted = 0;
     await expect.poll(async () => {
-      await post();
+      await post({ user: `user-${posted}` });
       posted++;
       return served(failing);
     }).toBeGreaterThan(0);
