@@ -1,4 +1,5 @@
 // JSON Schema of the optional config file (MUNJA_CONFIG). Validated once at start with ajv.
+import { DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SIGNALS } from './default-config.ts';
 
 const positiveInt = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 const nonNegativeInt = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
@@ -24,11 +25,15 @@ const upstream = {
     weight: positiveInt,
     maxConnections: positiveInt,
     api: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'responses', 'messages'] } },
-    engine: { enum: ['vllm', 'sglang', 'llamacpp', 'openai'] },
+    engine: { enum: ['vllm', 'sglang', 'llamacpp', 'openai'], description: 'The inference engine behind it: its load is polled and the upstream chosen by it.' },
     saturation: {
       type: 'object',
       additionalProperties: false,
-      properties: { queueDepth: positiveInt, kvCacheUsage: { type: 'number', exclusiveMinimum: 0, maximum: 1 } },
+      description: 'When its engine counts as saturated (only with `engine`).',
+      properties: {
+        queueDepth: { ...positiveInt, description: 'Requests waiting in the engine\'s queue.', default: DEFAULT_ENGINE_SATURATION.queueDepth },
+        kvCacheUsage: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'Share of the engine\'s KV cache in use.', default: DEFAULT_ENGINE_SATURATION.kvCacheUsage },
+      },
     },
   },
 } as const;
@@ -144,10 +149,11 @@ export const CONFIG_FILE_SCHEMA = {
         engineSignals: {
           type: 'object',
           additionalProperties: false,
+          description: 'Polling of the engines\' load, and prefix affinity.',
           properties: {
-            pollMs: { type: 'integer', minimum: 100, maximum: 60_000 },
-            timeoutMs: { type: 'integer', minimum: 50, maximum: 60_000 },
-            affinityEntries: { type: 'integer', minimum: 0, maximum: 10_000_000 },
+            pollMs: { type: 'integer', minimum: 100, maximum: 60_000, description: 'How often each engine\'s metrics are read, in ms.', default: DEFAULT_ENGINE_SIGNALS.pollMs },
+            timeoutMs: { type: 'integer', minimum: 50, maximum: 60_000, description: 'How long one poll may take, in ms.', default: DEFAULT_ENGINE_SIGNALS.timeoutMs },
+            affinityEntries: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Conversations whose upstream is remembered (0: none).', default: DEFAULT_ENGINE_SIGNALS.affinityEntries },
           },
         },
       },
