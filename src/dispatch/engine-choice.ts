@@ -59,7 +59,8 @@ export class EngineChoice {
     }
     if (healthy.length === 0) return this.#health.pick(upstreams, exclude);
     let chosen: UpstreamConfig;
-    if (conversation === null) chosen = this.#twoChoices();
+    // One healthy upstream leaves nothing to remember.
+    if (conversation === null || healthy.length === 1) chosen = this.#twoChoices();
     else {
       chosen = this.#affine(conversation, Math.ceil((LOAD_BOUND * (totalInFlight + 1)) / healthy.length)) ?? this.#twoChoices();
       this.#affinity.remember(conversation, chosen);

@@ -170,4 +170,12 @@ describe('EngineChoice with prefix affinity', () => {
     for (let conversation = 0; conversation < 100; conversation++) choice.pick(upstreams, null, `k:${conversation}`);
     expect(choice.remembered).toBe(10);
   });
+
+  it('remembers nothing when one upstream is healthy', () => {
+    const { health, signals, choice, upstreams } = setup(2);
+    for (const target of upstreams) signals.scores.set(target, 0.2);
+    health.end(upstreams[0]!, 'failed');
+    expect(choice.pick(upstreams, null, 'k:solo')).toBe(upstreams[1]);
+    expect(choice.remembered).toBe(0);
+  });
 });
