@@ -5,6 +5,7 @@ import { mountAdmin } from './admin/mount-admin.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import type { Config } from './config/config-types.ts';
 import { mountDashboard } from './dashboard/mount-dashboard.ts';
+import { EngineChoice } from './dispatch/engine-choice.ts';
 import { InFlight } from './dispatch/in-flight.ts';
 import { KeyInFlight } from './dispatch/key-in-flight.ts';
 import { RetryBudget } from './dispatch/retry-budget.ts';
@@ -46,6 +47,7 @@ import { openStore } from './store/open-store.ts';
 import { setCommandTimeout } from './store/redis-connection.ts';
 import type { Store } from './store/store.ts';
 import { UsageRecorder } from './store/usage-recorder.ts';
+import { EngineSignals } from './upstream/engine-signals.ts';
 import { UpstreamPools } from './upstream/upstream-pools.ts';
 
 export interface RunningApp {
@@ -107,8 +109,12 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const upstreamHealth = new UpstreamHealth(config.resilience);
   const retryBudget = new RetryBudget(config.resilience.retry);
   const inFlight = new InFlight();
-  metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget });
-  const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience };
+  const engineSignals = config.models.some((model) => model.target.kind === 'upstreams' && model.target.engineAware === true)
+    ? new EngineSignals(config.models, config.engineSignals, logger)
+    : null;
+  const engines = engineSignals === null ? undefined : new EngineChoice(upstreamHealth, inFlight, engineSignals, config.engineSignals.affinityEntries);
+  metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget, engineSignals: engineSignals ?? undefined });
+  const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience, engines };
   const routes = new RouteChoice(upstreamHealth, inFlight);
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
   const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, budgets };
@@ -142,6 +148,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
+  engineSignals?.start();
   lifecycle.markReady();
   const stopSurgeCollection = collectAfterSurges({
     inFlight: () => lifecycle.inFlight,
@@ -175,7 +182,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       server.close();
       redisStatus?.close();
       secretWatch?.close();
-      await Promise.allSettled([metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close(), budgets?.ledger.close(), tracing?.shutdown()]);
+      await Promise.allSettled([engineSignals?.close(), metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close(), budgets?.ledger.close(), tracing?.shutdown()]);
       await store.close();
       logger.info({ drained }, 'stopped');
       return drained;

@@ -1,7 +1,7 @@
 // JSON Schema of the optional config file (MUNJA_CONFIG). Validated once at start with ajv. Every
 // setting carries its description and, where it is a constant, its default (from default-config.ts):
 // docs/configuration.md's reference is generated from them (config-reference.ts).
-import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
+import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_SIGNALS, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
 
 const positiveInt = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 const nonNegativeInt = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
@@ -33,6 +33,16 @@ const upstream = {
     weight: setting(positiveInt, 'Share of the traffic among the model\'s healthy upstreams.', MODEL_DEFAULTS.upstreamWeight),
     maxConnections: setting(positiveInt, 'Connections kept open to it.', MODEL_DEFAULTS.upstreamMaxConnections),
     api: setting({ type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'responses', 'messages'] } }, 'The APIs it speaks (`chat` must be listed): a Responses or Messages request is relayed to it as sent.', MODEL_FILE_DEFAULTS.upstreamApi),
+    engine: { enum: ['vllm', 'sglang', 'llamacpp', 'openai'], description: 'The inference engine behind it: its load is polled and the upstream chosen by it.' },
+    saturation: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'When its engine counts as saturated (only with `engine`).',
+      properties: {
+        queueDepth: { ...positiveInt, description: 'Requests waiting in the engine\'s queue.', default: DEFAULT_ENGINE_SATURATION.queueDepth },
+        kvCacheUsage: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'Share of the engine\'s KV cache in use.', default: DEFAULT_ENGINE_SATURATION.kvCacheUsage },
+      },
+    },
   },
 } as const;
 
@@ -190,6 +200,16 @@ export const CONFIG_FILE_SCHEMA = {
           },
         },
         rateLimitBackoffMaxMs: setting({ type: 'integer', minimum: 0, maximum: 600_000 }, 'The longest an upstream\'s 429 `Retry-After` keeps it aside, in ms.', DEFAULT_RESILIENCE.rateLimitBackoffMaxMs),
+        engineSignals: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'Polling of the engines\' load, and prefix affinity.',
+          properties: {
+            pollMs: { type: 'integer', minimum: 100, maximum: 60_000, description: 'How often each engine\'s metrics are read, in ms.', default: DEFAULT_ENGINE_SIGNALS.pollMs },
+            timeoutMs: { type: 'integer', minimum: 50, maximum: 60_000, description: 'How long one poll may take, in ms.', default: DEFAULT_ENGINE_SIGNALS.timeoutMs },
+            affinityEntries: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Conversations whose upstream is remembered (0: none).', default: DEFAULT_ENGINE_SIGNALS.affinityEntries },
+          },
+        },
       },
     },
     redis: {
@@ -267,6 +287,8 @@ export interface UpstreamFile {
   weight?: number;
   maxConnections?: number;
   api?: Array<'chat' | 'responses' | 'messages'>;
+  engine?: 'vllm' | 'sglang' | 'llamacpp' | 'openai';
+  saturation?: { queueDepth?: number; kvCacheUsage?: number };
 }
 export interface ModelFile {
   description?: string;
@@ -306,6 +328,7 @@ export interface ConfigFile {
     retry?: { budgetPercent?: number; reserve?: number; backoffMs?: number };
     breaker?: { consecutiveFailures?: number; ejectMs?: number };
     rateLimitBackoffMaxMs?: number;
+    engineSignals?: { pollMs?: number; timeoutMs?: number; affinityEntries?: number };
   };
   redis?: { commandTimeoutMs?: number; connectTimeoutMs?: number };
   limits?: {

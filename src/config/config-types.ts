@@ -36,11 +36,35 @@ export interface UpstreamConfig {
   readonly apiKey: string | null;
   readonly weight: number;
   readonly maxConnections: number;
+  /** The inference engine behind it, whose load signals Munja polls (absent: none declared). */
+  readonly engine?: EngineKind;
+  /** When its engine counts as saturated (set with `engine`). */
+  readonly saturation?: EngineSaturation;
+}
+
+/** Engines whose load Munja reads: vLLM, SGLang and llama.cpp publish it; `openai` (a hosted API) does not. */
+export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'openai';
+
+/** An engine is saturated at either threshold: requests waiting in its queue, or the share of its KV cache in use (0–1). */
+export interface EngineSaturation {
+  readonly queueDepth: number;
+  readonly kvCacheUsage: number;
+}
+
+/** Polling of the engines' load signals (the file's `upstream.engineSignals`). */
+export interface EngineSignalsConfig {
+  readonly pollMs: number;
+  /** A poll that has not answered by then is a missed poll. */
+  readonly timeoutMs: number;
+  /** Conversations whose upstream is remembered for prefix affinity, at most. */
+  readonly affinityEntries: number;
 }
 
 export interface UpstreamTarget {
   readonly kind: 'upstreams';
   readonly upstreams: readonly UpstreamConfig[];
+  /** Some upstream declares an engine: the upstream is chosen by saturation and prefix affinity, not by weight. */
+  readonly engineAware?: boolean;
 }
 
 /**
@@ -311,5 +335,6 @@ export interface Config {
   readonly responses: ResponsesConfig;
   readonly upstream: UpstreamTimeouts;
   readonly resilience: ResilienceConfig;
+  readonly engineSignals: EngineSignalsConfig;
   readonly models: readonly ModelConfig[];
 }

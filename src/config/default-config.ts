@@ -92,6 +92,13 @@ export const DEFAULT_RESILIENCE = {
   rateLimitBackoffMaxMs: 10_000,
 } as const;
 
+// Polled every 2 s (within the 1–5 s engines' own dashboards use), each poll given 1 s: a sample is
+// stale after three missed polls (6 s). Saturation at 8 waiting requests or 90 % of the KV cache:
+// vLLM starts preempting near a full cache, and a queue of 8 is seconds of waiting at typical batch
+// sizes. 100,000 conversations remembered for affinity: ~10 MB at most.
+export const DEFAULT_ENGINE_SIGNALS = { pollMs: 2_000, timeoutMs: 1_000, affinityEntries: 100_000 } as const;
+export const DEFAULT_ENGINE_SATURATION = { queueDepth: 8, kvCacheUsage: 0.9 } as const;
+
 // concurrency 64: at the default 600 rpm a key whose completions take ~5 s has ~50 in flight
 // (Little's law), so the cap does not bind a key working within its rate, yet it stops one key from
 // holding hundreds of long streams. account: an account gets what one key gets, shared by all its

@@ -10,7 +10,7 @@ import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
 import type { BudgetSetting, BudgetsConfig, Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamApi, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type BudgetFile, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
+import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_SIGNALS, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
@@ -180,6 +180,7 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
       breaker: { ...DEFAULT_RESILIENCE.breaker, ...file.upstream?.breaker },
       rateLimitBackoffMaxMs: file.upstream?.rateLimitBackoffMaxMs ?? DEFAULT_RESILIENCE.rateLimitBackoffMaxMs,
     },
+    engineSignals: { ...DEFAULT_ENGINE_SIGNALS, ...file.upstream?.engineSignals },
     limits: limitsFrom(file.limits),
     budgets: budgetsFrom(file.budgets),
     engine: {
@@ -271,7 +272,10 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
       latency: { timeToFirstTokenMs: file.local.timeToFirstTokenMs ?? MODEL_FILE_DEFAULTS.local.timeToFirstTokenMs, tokensPerSecond: file.local.tokensPerSecond ?? MODEL_FILE_DEFAULTS.local.tokensPerSecond },
     };
   }
-  if (file.upstreams) return { kind: 'upstreams', upstreams: file.upstreams.map((upstream, index) => buildUpstream(id, upstream, `${where}.upstreams.${index}`)) };
+  if (file.upstreams) {
+    const upstreams = file.upstreams.map((upstream, index) => buildUpstream(id, upstream, `${where}.upstreams.${index}`));
+    return upstreams.some((upstream) => upstream.engine !== undefined) ? { kind: 'upstreams', upstreams, engineAware: true } : { kind: 'upstreams', upstreams };
+  }
   const route = file.route ?? [];
   for (const target of route) {
     if (!ids.has(target)) throw new ConfigError(`MUNJA_CONFIG: ${where}.route names unknown model "${target}"`);
@@ -300,7 +304,16 @@ function buildUpstream(id: string, file: UpstreamFile, where: string): UpstreamC
     apiKey: file.apiKey ?? null,
     weight: file.weight ?? MODEL_DEFAULTS.upstreamWeight,
     maxConnections: file.maxConnections ?? MODEL_DEFAULTS.upstreamMaxConnections,
+    ...engineOf(file, where),
   };
+}
+
+function engineOf(file: UpstreamFile, where: string): Pick<UpstreamConfig, 'engine' | 'saturation'> {
+  if (file.engine === undefined) {
+    if (file.saturation !== undefined) throw new ConfigError(`MUNJA_CONFIG: ${where}.saturation needs "engine" (the engine whose load it bounds)`);
+    return {};
+  }
+  return { engine: file.engine, saturation: { ...DEFAULT_ENGINE_SATURATION, ...file.saturation } };
 }
 
 function checkRoute(model: ModelConfig, files: Record<string, ModelFile>): void {

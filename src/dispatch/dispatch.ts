@@ -65,7 +65,7 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** `listener` hears the end; an upstream's outcome reaches it as it is (it has the outcome's shape). */
 export function dispatchCompletion(deps: DispatchDeps, completion: Completion, listener: OutcomeListener): void {
   const target = completion.model.target;
-  if (target.kind === 'upstreams') return sendToUpstreams(deps, completion, target.upstreams, listener);
+  if (target.kind === 'upstreams') return sendToUpstreams(deps, completion, target, listener);
   dispatchLocal(deps, completion).then((outcome) => listener.succeeded(outcome), (error: unknown) => listener.failed(error));
 }
 

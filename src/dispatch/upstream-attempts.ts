@@ -4,7 +4,7 @@
 // of another API goes to each upstream that speaks that API as it is, and to the others as its chat
 // translation: either exchange ends in an outcome the request's answer reads.
 import type { Dispatcher } from 'undici';
-import type { ResilienceConfig, UpstreamConfig, UpstreamTimeouts } from '../config/config-types.ts';
+import type { ResilienceConfig, UpstreamConfig, UpstreamTarget, UpstreamTimeouts } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { clampSeconds, retryAfterHeaders, type UpstreamAttemptError } from '../upstream/upstream-errors.ts';
 import type { Abortable, RequestContext } from '../http/request-context.ts';
@@ -18,6 +18,8 @@ import type { Completion, OutcomeListener } from './dispatch.ts';
 import type { InFlight } from './in-flight.ts';
 import type { RetryBudget } from './retry-budget.ts';
 import type { UpstreamHealth } from './upstream-health.ts';
+import { conversationKey } from './conversation-key.ts';
+import type { EngineChoice } from './engine-choice.ts';
 
 export interface UpstreamDispatchDeps {
   readonly pools: UpstreamPools;
@@ -26,13 +28,19 @@ export interface UpstreamDispatchDeps {
   readonly retryBudget: RetryBudget;
   readonly inFlight: InFlight;
   readonly resilience: ResilienceConfig;
+  /** Chooses among the upstreams of a model that declares engines (absent: by weight, as for any other). */
+  readonly engines?: EngineChoice;
 }
 
-export function sendToUpstreams(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], listener: OutcomeListener): void {
-  const first = deps.health.pick(upstreams);
+export function sendToUpstreams(deps: UpstreamDispatchDeps, completion: Completion, target: UpstreamTarget, listener: OutcomeListener): void {
+  const { upstreams } = target;
+  // Only a model that declares engines pays for a conversation key and the saturation scores.
+  const engines = target.engineAware === true ? deps.engines ?? null : null;
+  const conversation = engines === null ? null : conversationKey(completion.request);
+  const first = engines === null ? deps.health.pick(upstreams) : engines.pick(upstreams, null, conversation);
   if (first === null) return listener.failed(unavailable(deps.health.msUntilRetry(upstreams)));
   deps.retryBudget.deposit();
-  new UpstreamAttempts(deps, completion, upstreams, listener).start(first);
+  new UpstreamAttempts(deps, completion, upstreams, engines, conversation, listener).start(first);
 }
 
 /**
@@ -51,15 +59,19 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   readonly #completion: Completion;
   readonly #deps: UpstreamDispatchDeps;
   readonly #upstreams: readonly UpstreamConfig[];
+  readonly #engines: EngineChoice | null;
+  readonly #conversation: string | null;
   readonly #listener: OutcomeListener;
   #retried = false;
   /** An attempt is under way: ended once, whether its exchange tells or dispatching it throws. */
   #attempting = false;
 
-  constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], listener: OutcomeListener) {
+  constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], engines: EngineChoice | null, conversation: string | null, listener: OutcomeListener) {
     this.#completion = completion;
     this.#deps = deps;
     this.#upstreams = upstreams;
+    this.#engines = engines;
+    this.#conversation = conversation;
     this.#listener = listener;
   }
 
@@ -110,6 +122,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.native = native !== null && upstream.api.includes(native.api) ? native : null;
     health.begin(upstream);
     inFlight.begin(upstream);
+    this.#engines?.began(upstream);
     this.#attempting = true;
     try {
       this.dispatcher = pools.get(upstream.origin);
@@ -134,7 +147,8 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     const { health, retryBudget, resilience } = this.#deps;
     // Another upstream if there is a healthy one; the same one again only after a failure that a
     // new connection may not repeat, and only if that failure did not just eject it.
-    const second = health.pick(this.#upstreams, first) ?? (error.retrySame ? health.pick([first]) : null);
+    const other = this.#engines === null ? health.pick(this.#upstreams, first) : this.#engines.pick(this.#upstreams, first, this.#conversation);
+    const second = other ?? (error.retrySame ? health.pick([first]) : null);
     if (second === null || !retryBudget.tryWithdraw()) return this.#listener.failed(error.apiError);
     this.#retried = true;
     const pause = jittered(resilience.retry.backoffMs);
@@ -148,6 +162,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.#attempting = false;
     this.#deps.health.end(upstream, verdict, retryAfterMs);
     this.#deps.inFlight.end(upstream);
+    this.#engines?.ended(upstream);
     return upstream;
   }
 }

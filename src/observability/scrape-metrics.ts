@@ -4,6 +4,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { UpstreamHealthStats } from '../dispatch/upstream-health.ts';
 import type { EnginePoolStats } from '../engine/engine-pool.ts';
 import type { LimiterMetrics } from '../ratelimit/redis-limiter.ts';
+import type { EngineSignalStats } from '../upstream/engine-signals.ts';
 import { openStreams } from './open-streams.ts';
 import { BUILD_VERSION } from './build-info.ts';
 import { ReadCounter } from './keyed-metrics.ts';
@@ -16,6 +17,8 @@ export interface MetricSources {
   readonly limiter?: { readonly metrics: LimiterMetrics } | object;
   readonly upstreamHealth?: { stats(): UpstreamHealthStats };
   readonly retryBudget?: { readonly spent: number };
+  /** The polled engines' load; absent when no upstream declares an engine. */
+  readonly engineSignals?: { stats(): EngineSignalStats[]; readonly failedPolls: number };
 }
 
 export function registerScrapeMetrics(registry: Registry, sources: () => MetricSources): void {
@@ -61,9 +64,26 @@ export function registerScrapeMetrics(registry: Registry, sources: () => MetricS
     new ReadCounter('munja_limiter_failed_closed_total', 'Requests refused with 503 limiter_unavailable while Redis could not answer.', () => limiter()?.failedClosed ?? null),
     new ReadCounter('munja_upstream_retries_total', 'Second attempts sent to an upstream after a failure before the response started.', () => sources().retryBudget?.spent ?? null),
     new ReadCounter('munja_upstream_ejections_total', 'Upstreams ejected by their circuit breaker.', () => sources().upstreamHealth?.stats().ejections ?? null),
+    new ReadCounter('munja_upstream_engine_poll_failures_total', "Polls of an upstream engine's metrics that failed, timed out or held none of its load's names.",
+      () => sources().engineSignals?.failedPolls ?? null),
     new ReadCounter('munja_upstream_restorations_total', 'Ejected upstreams restored after a successful trial request.', () => sources().upstreamHealth?.stats().restorations ?? null),
   ];
   for (const counter of counters) registry.registerMetric(counter as never);
+  // Every worker polls the same engines: a cluster scrape reports the largest reading, not a sum.
+  const engineGauge = (name: string, help: string, read: (stats: EngineSignalStats) => number | null) => new Gauge({
+    name, help, labelNames: ['origin', 'engine'], registers, aggregator: 'max',
+    collect() {
+      this.reset();
+      for (const stats of sources().engineSignals?.stats() ?? []) {
+        const value = read(stats);
+        if (value !== null) this.set({ origin: stats.origin, engine: stats.engine }, value);
+      }
+    },
+  });
+  engineGauge('munja_upstream_engine_requests_waiting', "Requests waiting in an upstream engine's queue, as its last sample said.", (stats) => stats.load?.waiting ?? null);
+  engineGauge('munja_upstream_engine_requests_running', "Requests in an upstream engine's running batch, as its last sample said.", (stats) => stats.load?.running ?? null);
+  engineGauge('munja_upstream_engine_kv_cache_usage', "Share of an upstream engine's KV cache in use (0-1), as its last sample said.", (stats) => stats.load?.kvCacheUsage ?? null);
+  engineGauge('munja_upstream_engine_stale', "1 when an upstream engine's load is older than three polls or never read (it then counts as saturated).", (stats) => (stats.stale ? 1 : 0));
   new Gauge({
     name: 'munja_upstreams_ejected', help: 'Upstreams currently ejected by their circuit breaker (open or half-open).', registers,
     collect() {

@@ -114,3 +114,39 @@ export function chunkFactory(model: string, includeUsage: boolean, nullUsage: bo
 export function streamErrorFrame(message: string): string {
   return sseFrame({ error: { message, type: 'InternalServerError', param: null, code: 500 } });
 }
+
+export interface VllmLoad {
+  readonly waiting: number;
+  readonly running: number;
+  /** 0–1, as vLLM reports it despite the name's "perc". */
+  readonly kvCacheUsage: number;
+}
+
+/** vLLM's /metrics page (V1 engine, one model): the load gauges among counters and a histogram, as it prints them. */
+export function vllmMetricsText(load: VllmLoad, model = 'mock-model'): string {
+  const labels = `engine="0",model_name="${model}"`;
+  return [
+    '# HELP python_gc_objects_collected_total Objects collected during gc',
+    '# TYPE python_gc_objects_collected_total counter',
+    'python_gc_objects_collected_total{generation="0"} 12345.0',
+    '# HELP vllm:num_requests_running Number of requests in model execution batches.',
+    '# TYPE vllm:num_requests_running gauge',
+    `vllm:num_requests_running{${labels}} ${load.running.toFixed(1)}`,
+    '# HELP vllm:num_requests_waiting Number of requests waiting to be processed.',
+    '# TYPE vllm:num_requests_waiting gauge',
+    `vllm:num_requests_waiting{${labels}} ${load.waiting.toFixed(1)}`,
+    '# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.',
+    '# TYPE vllm:kv_cache_usage_perc gauge',
+    `vllm:kv_cache_usage_perc{${labels}} ${load.kvCacheUsage}`,
+    '# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.',
+    '# TYPE vllm:prefix_cache_queries_total counter',
+    `vllm:prefix_cache_queries_total{${labels}} 4096.0`,
+    '# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.',
+    '# TYPE vllm:time_to_first_token_seconds histogram',
+    `vllm:time_to_first_token_seconds_bucket{${labels},le="0.001"} 0.0`,
+    `vllm:time_to_first_token_seconds_bucket{${labels},le="+Inf"} 17.0`,
+    `vllm:time_to_first_token_seconds_count{${labels}} 17.0`,
+    `vllm:time_to_first_token_seconds_sum{${labels}} 1.25`,
+    '',
+  ].join('\n');
+}

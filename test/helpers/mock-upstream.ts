@@ -29,6 +29,11 @@ export interface MockUpstreamOptions {
   readonly port?: number;
   /** False keeps only counters, for long benchmark runs. */
   readonly keepRequests?: boolean;
+  /**
+   * GET /metrics at the root (vLLM's Prometheus page, see vllmMetricsText): the page, or a status to
+   * fail with. Not counted among the requests. Unset: 404.
+   */
+  readonly metrics?: () => string | number;
 }
 
 export interface MockUpstream {
@@ -87,6 +92,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://mock').pathname;
+    if (req.method === 'GET' && path === '/metrics' && options.metrics !== undefined) return sendMetrics(res, options.metrics());
     const body = parseJson(raw);
     const record = newRecord(req, path, body, raw);
     totals.requests++;
@@ -123,6 +129,11 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     record.behavior = scripted ?? defaultBehavior ?? naturalBehavior(chat);
     notify();
     await runBehavior(record.behavior, chat, channel, typeof incomingId === 'string' ? incomingId : requestId());
+  }
+
+  function sendMetrics(res: ServerResponse, page: string | number): void {
+    if (typeof page === 'number') res.writeHead(page).end();
+    else res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(page);
   }
 
   function waitFor(predicate: () => boolean, what: string | (() => string), timeoutMs = DEFAULT_WAIT_MS): Promise<void> {

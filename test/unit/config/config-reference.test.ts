@@ -27,8 +27,8 @@ describe('the configuration reference', () => {
 
   it('gives as defaults what the loader applies to a file that sets nothing', () => {
     const config = loadConfig({});
-    const { upstream, resilience, limits, engine, responses, dashboard, ...server } = config;
-    const loaded: Record<string, unknown> = { server: { ...server, dashboard }, upstream: { ...upstream, ...resilience }, limits, engine, responses };
+    const { upstream, resilience, engineSignals, limits, engine, responses, dashboard, ...server } = config;
+    const loaded: Record<string, unknown> = { server: { ...server, dashboard }, upstream: { ...upstream, ...resilience, engineSignals }, limits, engine, responses };
     let compared = 0;
     for (const [path, schema] of settingsOf(CONFIG_FILE_SCHEMA)) {
       if (!('default' in schema) || !(path.split('.')[0]! in loaded)) continue;

@@ -104,6 +104,26 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads an upstream\'s engine with its saturation thresholds, and the polling settings', () => {
+    const config = loadConfig({}, {
+      upstream: { engineSignals: { pollMs: 1_000 } },
+      models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', engine: 'vllm', saturation: { queueDepth: 4 } }, { baseUrl: 'http://10.0.0.6:8000/v1' }] } },
+    });
+    expect(modelOf(config, 'pro')!.target).toMatchObject({
+      kind: 'upstreams',
+      engineAware: true,
+      upstreams: [{ engine: 'vllm', saturation: { queueDepth: 4, kvCacheUsage: 0.9 } }, { baseUrl: 'http://10.0.0.6:8000/v1' }],
+    });
+    const [, plain] = (modelOf(config, 'pro')!.target as { upstreams: readonly object[] }).upstreams;
+    expect(plain).not.toHaveProperty('engine');
+    expect(config.engineSignals).toEqual({ pollMs: 1_000, timeoutMs: 1_000, affinityEntries: 100_000 });
+    expect(loadConfig({}).engineSignals.pollMs).toBe(2_000);
+    expect(() => loadConfig({}, { models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', saturation: { queueDepth: 4 } }] } } })).toThrow(/saturation needs "engine"/);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', engine: 'tgi' }] } } }) })).toThrow(/engine/);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/v1', engine: 'vllm', saturation: { kvCacheUsage: 1.5 } }] } } }) })).toThrow(/kvCacheUsage/);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ upstream: { engineSignals: { pollMs: 10 } } }) })).toThrow(/pollMs/);
+  });
+
   it('reads the APIs an upstream speaks, with their paths beside chat/completions', () => {
     const config = loadConfig({}, { models: { pro: { upstreams: [{ baseUrl: 'http://10.0.0.5:8000/api/v1/', api: ['messages', 'chat', 'responses'] }] } } });
     expect(config.models.find((model) => model.id === 'pro')!.target).toMatchObject({

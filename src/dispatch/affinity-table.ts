@@ -1,0 +1,27 @@
+// Which upstream served each recent conversation, for prefix affinity: at most `capacity` entries,
+// the least recently used dropped first (a Map keeps insertion order, so a use re-inserts).
+import type { UpstreamConfig } from '../config/config-types.ts';
+
+export class AffinityTable {
+  readonly #entries = new Map<string, UpstreamConfig>();
+  readonly #capacity: number;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(conversation: string): UpstreamConfig | undefined {
+    return this.#entries.get(conversation);
+  }
+
+  remember(conversation: string, upstream: UpstreamConfig): void {
+    if (this.#capacity === 0) return;
+    this.#entries.delete(conversation);
+    this.#entries.set(conversation, upstream);
+    if (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+}

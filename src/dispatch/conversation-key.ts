@@ -1,0 +1,36 @@
+// What ties a request to the conversation it continues, for prefix affinity: the client's
+// `prompt_cache_key`, else its `user`, else a hash of the prompt's first blocks (the first message and
+// the first user message, each up to PREFIX_CHARS), which the turns of one conversation share.
+import type { ChatRequest } from '../validation/chat-request.ts';
+
+const PREFIX_CHARS = 1024;
+/** Longer client keys are hashed, so that the affinity table's entries stay small. */
+const MAX_KEY_CHARS = 128;
+
+export function conversationKey(request: ChatRequest): string | null {
+  const { body, messages } = request;
+  const cacheKey = body.prompt_cache_key;
+  if (typeof cacheKey === 'string' && cacheKey.length > 0) return bounded('k', cacheKey);
+  if (typeof body.user === 'string' && body.user.length > 0) return bounded('u', body.user);
+  if (messages.length === 0) return null;
+  let hash = fnv1a(FNV_OFFSET, messages[0]!.content);
+  for (let i = 1; i < messages.length; i++) {
+    if (messages[i]!.role !== 'user') continue;
+    hash = fnv1a(hash, messages[i]!.content);
+    break;
+  }
+  return `p:${hash.toString(36)}`;
+}
+
+function bounded(kind: string, key: string): string {
+  return key.length <= MAX_KEY_CHARS ? `${kind}:${key}` : `${kind}#${fnv1a(FNV_OFFSET, key, key.length).toString(36)}:${key.length}`;
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+
+/** 32-bit FNV-1a over the first `limit` UTF-16 units of `text`, continuing from `hash`. */
+export function fnv1a(hash: number, text: string, limit = PREFIX_CHARS): number {
+  const end = Math.min(text.length, limit);
+  for (let i = 0; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}

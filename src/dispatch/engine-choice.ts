@@ -1,0 +1,159 @@
+// The upstream for a model whose upstreams declare their engines: by saturation and prefix
+// affinity rather than by weight. Among the healthy upstreams (the circuit breaker and 429 back-off
+// decide which), a conversation keeps to the upstream that served it before, or else the one
+// consistent hashing (rendezvous) gives it, while that one is not saturated and carries no more than
+// LOAD_BOUND times the average in flight (bounded-load consistent hashing). Otherwise two upstreams
+// are drawn at random among the unsaturated ones (all, if every one is) and the less saturated one
+// serves (power of two choices): gateways that see the same samples do not all pick the same engine.
+import type { UpstreamConfig } from '../config/config-types.ts';
+import type { EngineSignals } from '../upstream/engine-signals.ts';
+import { AffinityTable } from './affinity-table.ts';
+import { fnv1a } from './conversation-key.ts';
+import type { InFlight } from './in-flight.ts';
+import type { UpstreamHealth } from './upstream-health.ts';
+
+/** An upstream may carry up to this multiple of the healthy upstreams' average in flight and still keep its conversations. */
+const LOAD_BOUND = 1.25;
+
+export class EngineChoice {
+  readonly #health: UpstreamHealth;
+  readonly #inFlight: InFlight;
+  readonly #signals: Pick<EngineSignals, 'saturation' | 'began' | 'ended'>;
+  readonly #affinity: AffinityTable;
+  readonly #random: () => number;
+  readonly #upstreamHashes = new Map<UpstreamConfig, number>();
+  /** Reused for each pick: the healthy candidates and their scores. */
+  readonly #healthy: UpstreamConfig[] = [];
+  readonly #scores: number[] = [];
+
+  constructor(health: UpstreamHealth, inFlight: InFlight, signals: Pick<EngineSignals, 'saturation' | 'began' | 'ended'>, affinityEntries: number, random: () => number = Math.random) {
+    this.#health = health;
+    this.#inFlight = inFlight;
+    this.#signals = signals;
+    this.#affinity = new AffinityTable(affinityEntries);
+    this.#random = random;
+  }
+
+  /** Conversations remembered (for tests). */
+  get remembered(): number {
+    return this.#affinity.size;
+  }
+
+  /**
+   * The upstream for the next attempt, other than `exclude`; with no healthy one, whatever the
+   * health's own pick gives (a trial request, one backing off, or null). `conversation`: see
+   * conversation-key.ts; null for none.
+   */
+  pick(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null, conversation: string | null): UpstreamConfig | null {
+    const healthy = this.#healthy;
+    const scores = this.#scores;
+    healthy.length = 0;
+    scores.length = 0;
+    let totalInFlight = 0;
+    for (let i = 0; i < upstreams.length; i++) {
+      const upstream = upstreams[i]!;
+      if (upstream === exclude || !this.#health.isHealthy(upstream)) continue;
+      healthy.push(upstream);
+      scores.push(this.saturation(upstream));
+      totalInFlight += this.#inFlight.count(upstream);
+    }
+    if (healthy.length === 0) return this.#health.pick(upstreams, exclude);
+    let chosen: UpstreamConfig;
+    // One healthy upstream leaves nothing to remember.
+    if (conversation === null || healthy.length === 1) chosen = this.#twoChoices();
+    else {
+      chosen = this.#affine(conversation, Math.ceil((LOAD_BOUND * (totalInFlight + 1)) / healthy.length)) ?? this.#twoChoices();
+      this.#affinity.remember(conversation, chosen);
+    }
+    return chosen;
+  }
+
+  /** An attempt on the upstream starts: counted against its engine until its next sample. */
+  began(upstream: UpstreamConfig): void {
+    this.#signals.began(upstream);
+  }
+
+  ended(upstream: UpstreamConfig): void {
+    this.#signals.ended(upstream);
+  }
+
+  /** 0 idle, 1 and above saturated: the engine's signals, or for an upstream without them its share of its connections in flight. */
+  saturation(upstream: UpstreamConfig): number {
+    return this.#signals.saturation(upstream) ?? this.#inFlight.count(upstream) / upstream.maxConnections;
+  }
+
+  /** The conversation's upstream while it can take it: the one that served it, else the first by rendezvous hashing. */
+  #affine(conversation: string, loadBound: number): UpstreamConfig | null {
+    const healthy = this.#healthy;
+    const remembered = this.#affinity.get(conversation);
+    if (remembered !== undefined) {
+      const at = healthy.indexOf(remembered);
+      if (at !== -1) return this.#acceptable(at, loadBound) ? remembered : null;
+    }
+    const key = fnv1a(0x811c9dc5, conversation);
+    let best = -1;
+    let bestRank = -1;
+    for (let i = 0; i < healthy.length; i++) {
+      const rank = mix(key ^ this.#hashOf(healthy[i]!));
+      if (rank > bestRank) {
+        best = i;
+        bestRank = rank;
+      }
+    }
+    return this.#acceptable(best, loadBound) ? healthy[best]! : null;
+  }
+
+  #acceptable(at: number, loadBound: number): boolean {
+    return this.#scores[at]! < 1 && this.#inFlight.count(this.#healthy[at]!) < loadBound;
+  }
+
+  /** Power of two choices among the unsaturated healthy upstreams, or among all when every one is saturated. */
+  #twoChoices(): UpstreamConfig {
+    const healthy = this.#healthy;
+    const scores = this.#scores;
+    let unsaturated = 0;
+    for (const score of scores) if (score < 1) unsaturated++;
+    const pool = unsaturated === 0 ? healthy.length : unsaturated;
+    if (pool === 1) return healthy[unsaturated === 0 ? 0 : nthUnder1(scores, 0)]!;
+    const first = Math.floor(this.#random() * pool);
+    let second = Math.floor(this.#random() * (pool - 1));
+    if (second >= first) second++;
+    const a = unsaturated === 0 ? first : nthUnder1(scores, first);
+    const b = unsaturated === 0 ? second : nthUnder1(scores, second);
+    return this.#lessLoaded(a, b);
+  }
+
+  /** The lower score; between equal ones (two stale engines, say), fewer in flight; then the first drawn. */
+  #lessLoaded(a: number, b: number): UpstreamConfig {
+    const scores = this.#scores;
+    const healthy = this.#healthy;
+    if (scores[b]! < scores[a]!) return healthy[b]!;
+    if (scores[b]! === scores[a]! && this.#inFlight.count(healthy[b]!) < this.#inFlight.count(healthy[a]!)) return healthy[b]!;
+    return healthy[a]!;
+  }
+
+  #hashOf(upstream: UpstreamConfig): number {
+    let hash = this.#upstreamHashes.get(upstream);
+    if (hash === undefined) {
+      hash = fnv1a(fnv1a(0x811c9dc5, upstream.baseUrl), upstream.model);
+      this.#upstreamHashes.set(upstream, hash);
+    }
+    return hash;
+  }
+}
+
+/** The index of the n-th score under 1. */
+function nthUnder1(scores: readonly number[], n: number): number {
+  for (let i = 0; i < scores.length; i++) if (scores[i]! < 1 && n-- === 0) return i;
+  return -1;
+}
+
+/** A 32-bit finaliser (murmur3's), so that nearby hashes rank unrelatedly. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -1,0 +1,179 @@
+// The load of the inference engines behind the upstreams, polled off the request path: each engine's
+// metrics page every `pollMs`, one poll at a time per engine, each bounded by `timeoutMs` and a size
+// cap, on its own connection (not one of the pool's that requests wait for). A sample older than
+// three missed polls, or none yet, counts as saturated. Between polls, this process's own count of
+// requests in flight on an engine fills the gap: those in flight beyond the count when the sample
+// was read count as waiting there.
+import { Agent, request } from 'undici';
+import type { EngineKind, EngineSaturation, EngineSignalsConfig, ModelConfig, UpstreamConfig } from '../config/config-types.ts';
+import { ENGINE_METRICS, type EngineLoad, readEngineLoad } from './engine-metrics.ts';
+
+/** A metrics page larger than this is not read (vLLM's is ~50 KB with histograms). */
+const MAX_METRICS_BYTES = 4 * 1024 * 1024;
+const MISSED_POLLS_UNTIL_STALE = 3;
+
+export interface EngineSignalsLog {
+  warn(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+}
+
+/** One polled engine as the metrics report it. */
+export interface EngineSignalStats {
+  readonly origin: string;
+  readonly engine: string;
+  /** The last sample's numbers; null before the first. */
+  readonly load: EngineLoad | null;
+  /** Older than three missed polls, or none yet: counted as saturated. */
+  readonly stale: boolean;
+}
+
+interface EngineSource {
+  readonly origin: string;
+  readonly url: string;
+  readonly engine: Exclude<EngineKind, 'openai'>;
+  load: EngineLoad | null;
+  sampledAt: number;
+  /** This process's requests in flight on it, now and when `load` was read. */
+  inFlight: number;
+  inFlightAtSample: number;
+  polling: boolean;
+  failing: boolean;
+}
+
+export class EngineSignals {
+  readonly #sources = new Map<string, EngineSource>();
+  /** Each upstream's engine: several upstreams (models) may share one. */
+  readonly #byUpstream = new Map<UpstreamConfig, EngineSource>();
+  readonly #settings: EngineSignalsConfig;
+  readonly #now: () => number;
+  readonly #log: EngineSignalsLog | null;
+  readonly #agent: Agent;
+  #timer: NodeJS.Timeout | null = null;
+  #failedPolls = 0;
+
+  constructor(models: readonly ModelConfig[], settings: EngineSignalsConfig, log: EngineSignalsLog | null = null, now: () => number = performance.now.bind(performance)) {
+    this.#settings = settings;
+    this.#now = now;
+    this.#log = log;
+    this.#agent = new Agent({ connections: 1, maxResponseSize: MAX_METRICS_BYTES, headersTimeout: settings.timeoutMs, bodyTimeout: settings.timeoutMs });
+    for (const model of models) {
+      if (model.target.kind !== 'upstreams') continue;
+      for (const upstream of model.target.upstreams) {
+        const { engine } = upstream;
+        if (engine === undefined || engine === 'openai') continue;
+        const key = `${engine} ${upstream.origin}`;
+        let source = this.#sources.get(key);
+        if (source === undefined) {
+          source = { origin: upstream.origin, url: upstream.origin + ENGINE_METRICS[engine].path, engine, load: null, sampledAt: -Infinity, inFlight: 0, inFlightAtSample: 0, polling: false, failing: false };
+          this.#sources.set(key, source);
+        }
+        this.#byUpstream.set(upstream, source);
+      }
+    }
+  }
+
+  /** Engines polled (for tests and the start log). */
+  get polled(): number {
+    return this.#sources.size;
+  }
+
+  /** Polls that failed, timed out or read no load, since start. */
+  get failedPolls(): number {
+    return this.#failedPolls;
+  }
+
+  stats(): EngineSignalStats[] {
+    const now = this.#now();
+    return [...this.#sources.values()].map((source) => {
+      return { origin: source.origin, engine: source.engine, load: source.load, stale: this.#stale(source, now) };
+    });
+  }
+
+  /** Polls now, then every `pollMs`, until close(). */
+  start(): void {
+    if (this.#sources.size === 0 || this.#timer !== null) return;
+    // A poll never rejects: its failures are recorded on its engine.
+    void this.pollOnce();
+    this.#timer = setInterval(() => void this.pollOnce(), this.#settings.pollMs);
+    this.#timer.unref();
+  }
+
+  /** One poll of every engine not still answering its last one; resolves when all have ended. */
+  pollOnce(): Promise<void> {
+    const polls: Promise<void>[] = [];
+    for (const source of this.#sources.values()) if (!source.polling) polls.push(this.#poll(source));
+    return Promise.all(polls).then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#agent.close();
+  }
+
+  /**
+   * How close the upstream's engine is to saturation against its thresholds: the worse of its queue
+   * (with this process's requests in flight beyond those at the sample) and its KV cache's share; 1
+   * and above is saturated.
+   * Infinity without a fresh sample; null for an upstream with no polled engine.
+   */
+  saturation(upstream: UpstreamConfig): number | null {
+    const source = this.#source(upstream);
+    if (source === undefined) return null;
+    const { load } = source;
+    if (load === null || this.#stale(source, this.#now())) return Infinity;
+    const limits = upstream.saturation as EngineSaturation;
+    const unseen = Math.max(0, source.inFlight - source.inFlightAtSample);
+    return Math.max((load.waiting + unseen) / limits.queueDepth, load.kvCacheUsage / limits.kvCacheUsage);
+  }
+
+  /** An attempt on the upstream starts. */
+  began(upstream: UpstreamConfig): void {
+    const source = this.#source(upstream);
+    if (source !== undefined) source.inFlight += 1;
+  }
+
+  /** An attempt on the upstream ended. */
+  ended(upstream: UpstreamConfig): void {
+    const source = this.#source(upstream);
+    if (source === undefined) return;
+    source.inFlight -= 1;
+    // Requests the sample saw that have ended no longer hide newer ones.
+    if (source.inFlightAtSample > source.inFlight) source.inFlightAtSample = source.inFlight;
+  }
+
+  /** The last load read from the upstream's engine (fresh or not), or null. */
+  load(upstream: UpstreamConfig): EngineLoad | null {
+    return this.#source(upstream)?.load ?? null;
+  }
+
+  #stale(source: EngineSource, now: number): boolean {
+    return source.load === null || now - source.sampledAt > MISSED_POLLS_UNTIL_STALE * this.#settings.pollMs;
+  }
+
+  #source(upstream: UpstreamConfig): EngineSource | undefined {
+    return this.#byUpstream.get(upstream);
+  }
+
+  async #poll(source: EngineSource): Promise<void> {
+    source.polling = true;
+    try {
+      const response = await request(source.url, { dispatcher: this.#agent, signal: AbortSignal.timeout(this.#settings.timeoutMs) });
+      const text = await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`);
+      const load = readEngineLoad(ENGINE_METRICS[source.engine], text);
+      if (load === null) throw new Error(`no ${ENGINE_METRICS[source.engine].waiting} in the page`);
+      source.load = load;
+      source.sampledAt = this.#now();
+      source.inFlightAtSample = source.inFlight;
+      if (source.failing) this.#log?.info({ url: source.url }, 'engine metrics answer again');
+      source.failing = false;
+    } catch (error) {
+      this.#failedPolls += 1;
+      if (!source.failing) this.#log?.warn({ url: source.url, err: error }, 'engine metrics poll failed; its upstream counts as saturated after three missed polls');
+      source.failing = true;
+    } finally {
+      source.polling = false;
+    }
+  }
+}

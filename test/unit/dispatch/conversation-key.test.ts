@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { conversationKey } from '../../../src/dispatch/conversation-key.ts';
+import type { ChatRequest } from '../../../src/validation/chat-request.ts';
+
+function request(body: Record<string, unknown>, messages: Array<{ role: string; content: string }>): ChatRequest {
+  return { body: { model: 'm', messages, ...body }, messages } as unknown as ChatRequest;
+}
+
+const SYSTEM = { role: 'system', content: 'You are a coding agent.' };
+
+describe('conversationKey', () => {
+  it('takes prompt_cache_key, then user, then the prompt', () => {
+    const messages = [SYSTEM, { role: 'user', content: 'fix the bug' }];
+    expect(conversationKey(request({ prompt_cache_key: 'abc', user: 'u1' }, messages))).toBe('k:abc');
+    expect(conversationKey(request({ user: 'u1' }, messages))).toBe('u:u1');
+    expect(conversationKey(request({}, messages))).toMatch(/^p:[0-9a-z]+$/);
+  });
+
+  it("the turns of one conversation share the prompt's key; another first question gets another", () => {
+    const first = [SYSTEM, { role: 'user', content: 'fix the bug' }];
+    const later = [...first, { role: 'assistant', content: 'done' }, { role: 'user', content: 'now the tests' }];
+    const other = [SYSTEM, { role: 'user', content: 'write docs' }];
+    expect(conversationKey(request({}, later))).toBe(conversationKey(request({}, first)));
+    expect(conversationKey(request({}, other))).not.toBe(conversationKey(request({}, first)));
+  });
+
+  it('bounds a long client key, and has none for an empty prompt', () => {
+    const key = conversationKey(request({ prompt_cache_key: 'x'.repeat(10_000) }, [SYSTEM]))!;
+    expect(key.length).toBeLessThan(40);
+    expect(conversationKey(request({ prompt_cache_key: 'x'.repeat(10_001) }, [SYSTEM]))).not.toBe(key);
+    expect(conversationKey(request({}, []))).toBeNull();
+  });
+});

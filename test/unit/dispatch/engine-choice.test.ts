@@ -1,0 +1,181 @@
+// The choice among a model's engine upstreams: saturation scores with two random choices, stale and
+// missing signals, the breaker's verdict first, and prefix affinity bounded by saturation and load.
+import { describe, expect, it } from 'vitest';
+import type { ResilienceConfig, UpstreamConfig } from '../../../src/config/config-types.ts';
+import { DEFAULT_ENGINE_SATURATION } from '../../../src/config/default-config.ts';
+import { EngineChoice } from '../../../src/dispatch/engine-choice.ts';
+import { InFlight } from '../../../src/dispatch/in-flight.ts';
+import { UpstreamHealth } from '../../../src/dispatch/upstream-health.ts';
+
+const SETTINGS: ResilienceConfig = {
+  retry: { budgetPercent: 10, reserve: 10, backoffMs: 0 },
+  breaker: { consecutiveFailures: 1, ejectMs: 60_000 },
+  rateLimitBackoffMaxMs: 5_000,
+};
+
+function upstream(name: string, engine: UpstreamConfig['engine'] = 'vllm'): UpstreamConfig {
+  return {
+    baseUrl: `http://${name}/v1`, origin: `http://${name}`, chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages',
+    api: ['chat'], model: name, apiKey: null, weight: 1, maxConnections: 4, engine, saturation: engine === undefined ? undefined : DEFAULT_ENGINE_SATURATION,
+  };
+}
+
+/** Signals the test sets by hand: a score per upstream (null: no engine polled). */
+class FakeSignals {
+  readonly scores = new Map<UpstreamConfig, number | null>();
+  saturation(target: UpstreamConfig): number | null {
+    return this.scores.has(target) ? this.scores.get(target)! : Infinity;
+  }
+  began(): void {}
+  ended(): void {}
+}
+
+/** A seeded generator, so that the random draws are the same on every run. */
+function seeded(seed = 1): () => number {
+  let state = seed;
+  return () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function setup(count = 4, affinityEntries = 100) {
+  const health = new UpstreamHealth(SETTINGS);
+  const inFlight = new InFlight();
+  const signals = new FakeSignals();
+  const choice = new EngineChoice(health, inFlight, signals, affinityEntries, seeded());
+  const upstreams = Array.from({ length: count }, (_, i) => upstream(`e${i}`));
+  return { health, inFlight, signals, choice, upstreams };
+}
+
+function tally(pick: () => UpstreamConfig | null, times: number): Map<UpstreamConfig | null, number> {
+  const counts = new Map<UpstreamConfig | null, number>();
+  for (let i = 0; i < times; i++) {
+    const chosen = pick();
+    counts.set(chosen, (counts.get(chosen) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe('EngineChoice without a conversation', () => {
+  it('never picks a saturated engine while one is not', () => {
+    const { signals, choice, upstreams } = setup();
+    const [e0, e1, e2, e3] = upstreams as [UpstreamConfig, UpstreamConfig, UpstreamConfig, UpstreamConfig];
+    signals.scores.set(e0, 1.2).set(e1, 0.2).set(e2, 0.3).set(e3, 5);
+    const counts = tally(() => choice.pick(upstreams, null, null), 400);
+    // Two choices among the two unsaturated ones always include the less loaded: it takes them all.
+    expect(counts.get(e1)).toBe(400);
+  });
+
+  it('power of two choices: the least loaded of many is not taken every time, the most loaded never', () => {
+    const { signals, choice, upstreams } = setup();
+    upstreams.forEach((target, i) => signals.scores.set(target, 0.1 + i * 0.2));
+    const counts = tally(() => choice.pick(upstreams, null, null), 1200);
+    expect(counts.get(upstreams[3]!)).toBeUndefined();
+    // The least loaded wins every draw it is in: half of them with four upstreams.
+    expect(counts.get(upstreams[0]!)).toBeGreaterThan(450);
+    expect(counts.get(upstreams[0]!)).toBeLessThan(750);
+    expect(counts.get(upstreams[1]!)).toBeGreaterThan(0);
+  });
+
+  it('stale or missing signals count as saturated; when every engine is, the fewest in flight wins', () => {
+    const { inFlight, signals, choice, upstreams } = setup(2);
+    const [fresh, stale] = upstreams as [UpstreamConfig, UpstreamConfig];
+    signals.scores.set(fresh, 0.9);
+    // `stale` has no score: the fake answers Infinity, as EngineSignals does for a stale or missing sample.
+    for (let i = 0; i < 20; i++) expect(choice.pick(upstreams, null, null)).toBe(fresh);
+    signals.scores.set(fresh, Infinity);
+    inFlight.begin(fresh);
+    for (let i = 0; i < 20; i++) expect(choice.pick(upstreams, null, null)).toBe(stale);
+    inFlight.begin(stale);
+    inFlight.begin(stale);
+    for (let i = 0; i < 20; i++) expect(choice.pick(upstreams, null, null)).toBe(fresh);
+  });
+
+  it('flapping signals: the choice follows each sample as it changes', () => {
+    const { signals, choice, upstreams } = setup(2);
+    const [a, b] = upstreams as [UpstreamConfig, UpstreamConfig];
+    for (let round = 0; round < 6; round++) {
+      const busy = round % 2 === 0 ? a : b;
+      const idle = busy === a ? b : a;
+      signals.scores.set(busy, round % 3 === 0 ? Infinity : 1.5).set(idle, 0.1);
+      expect(choice.pick(upstreams, null, null)).toBe(idle);
+    }
+  });
+
+  it('an upstream without an engine is scored by its connections in flight', () => {
+    const { inFlight, signals, choice } = setup(0);
+    const plain = upstream('plain', undefined);
+    const engine = upstream('engine');
+    signals.scores.set(plain, null).set(engine, 0.6);
+    // 2 of 4 connections: 0.5, below the engine's 0.6.
+    inFlight.begin(plain);
+    inFlight.begin(plain);
+    expect(choice.saturation(plain)).toBe(0.5);
+    expect(choice.pick([plain, engine], null, null)).toBe(plain);
+    inFlight.begin(plain);
+    expect(choice.pick([plain, engine], null, null)).toBe(engine);
+  });
+
+  it('ejected upstreams are not chosen; the excluded one (a retry) neither; with none healthy the breaker decides', () => {
+    const { health, signals, choice, upstreams } = setup(2);
+    const [a, b] = upstreams as [UpstreamConfig, UpstreamConfig];
+    signals.scores.set(a, 0).set(b, 0.9);
+    health.end(a, 'failed');
+    for (let i = 0; i < 10; i++) expect(choice.pick(upstreams, null, null)).toBe(b);
+    expect(choice.pick(upstreams, b, null)).toBeNull();
+    health.end(b, 'failed');
+    expect(choice.pick(upstreams, null, null)).toBeNull();
+  });
+});
+
+describe('EngineChoice with prefix affinity', () => {
+  it('keeps a conversation on one engine turn after turn, and spreads conversations over the engines', () => {
+    const { signals, choice, upstreams } = setup();
+    for (const target of upstreams) signals.scores.set(target, 0.2);
+    const homes = new Set<UpstreamConfig>();
+    for (let conversation = 0; conversation < 40; conversation++) {
+      const first = choice.pick(upstreams, null, `k:c${conversation}`);
+      for (let turn = 0; turn < 5; turn++) expect(choice.pick(upstreams, null, `k:c${conversation}`)).toBe(first);
+      homes.add(first!);
+    }
+    expect(homes.size).toBe(4);
+  });
+
+  it('a saturated home sends the conversation elsewhere, and it stays there once moved', () => {
+    const { signals, choice, upstreams } = setup();
+    for (const target of upstreams) signals.scores.set(target, 0.2);
+    const home = choice.pick(upstreams, null, 'u:alice')!;
+    signals.scores.set(home, 1);
+    const moved = choice.pick(upstreams, null, 'u:alice')!;
+    expect(moved).not.toBe(home);
+    // The new engine holds the prefix now: it keeps the conversation after the old one recovers.
+    signals.scores.set(home, 0.2);
+    for (let turn = 0; turn < 5; turn++) expect(choice.pick(upstreams, null, 'u:alice')).toBe(moved);
+  });
+
+  it('bounded load: a home carrying more than 1.25x the average in flight passes new turns on', () => {
+    const { inFlight, signals, choice, upstreams } = setup(2);
+    for (const target of upstreams) signals.scores.set(target, 0.1);
+    const home = choice.pick(upstreams, null, 'k:hot')!;
+    const other = upstreams.find((target) => target !== home)!;
+    // 3 in flight at home, 0 elsewhere: the bound is ceil(1.25 * 4 / 2) = 3, which home has reached.
+    for (let i = 0; i < 3; i++) inFlight.begin(home);
+    expect(choice.pick(upstreams, null, 'k:hot')).toBe(other);
+  });
+
+  it('the affinity table stays within its bound', () => {
+    const { signals, choice, upstreams } = setup(4, 10);
+    for (const target of upstreams) signals.scores.set(target, 0.2);
+    for (let conversation = 0; conversation < 100; conversation++) choice.pick(upstreams, null, `k:${conversation}`);
+    expect(choice.remembered).toBe(10);
+  });
+
+  it('remembers nothing when one upstream is healthy', () => {
+    const { health, signals, choice, upstreams } = setup(2);
+    for (const target of upstreams) signals.scores.set(target, 0.2);
+    health.end(upstreams[0]!, 'failed');
+    expect(choice.pick(upstreams, null, 'k:solo')).toBe(upstreams[1]);
+    expect(choice.remembered).toBe(0);
+  });
+});
