@@ -140,7 +140,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   mountAdmin(router, { config, store, auth, limiter });
-  await mountDashboard(router, { config, store, logger });
+  await mountDashboard(router, { config, store, logger, budgets });
   if (config.dashboard.enabled) router.on('GET', '/', root);
   const server = new HttpServer({
     router, lifecycle, logger, requestLog, tls: config.tls, metrics, tracing, maxInFlight: config.maxInFlight, streamWriteStallMs: config.streamWriteStallMs,

@@ -39,16 +39,22 @@ export class BudgetGate {
 
   /**
    * Reserves the worst case of a request (its prompt, and `completionTokens` at the output price);
-   * null when there is nothing to reserve (no budget, or a model without a price). Throws 429
-   * `budget_exceeded` when it does not fit.
+   * null when there is nothing to reserve (no budget, or a model without a price); the hold itself
+   * when the ledger decides at once. Throws (or rejects with) 429 `budget_exceeded` when it does not fit.
    */
-  reserve(subject: BudgetSubject, model: ModelConfig, promptTokens: number, completionTokens: number): Promise<BudgetHold> | null {
+  reserve(subject: BudgetSubject, model: ModelConfig, promptTokens: number, completionTokens: number): BudgetHold | Promise<BudgetHold> | null {
     const scopes = this.scopesOf(subject);
     if (scopes === null) return null;
     const amount = costMicros(model.price, promptTokens, completionTokens);
     if (amount === 0) return null;
+    const { currency } = this.settings;
+    if (this.ledger.reserveNow !== undefined) {
+      const result = this.ledger.reserveNow(subject, scopes, amount);
+      if (result.hold === null) throw budgetExceeded(result, scopes, amount, currency);
+      return result.hold;
+    }
     return this.ledger.reserve(subject, scopes, amount).then((result) => {
-      if (result.hold === null) throw budgetExceeded(result, scopes, amount, this.settings.currency);
+      if (result.hold === null) throw budgetExceeded(result, scopes, amount, currency);
       return result.hold;
     });
   }

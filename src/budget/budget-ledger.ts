@@ -22,6 +22,8 @@ export interface BudgetLedger {
    * Rejects only with ApiError `limiter_unavailable` (a subject configured to fail closed).
    */
   reserve(subject: BudgetSubject, scopes: BudgetScopes, amount: number): Promise<BudgetResult & { readonly hold: BudgetHold | null }>;
+  /** reserve() decided at once, for a ledger that can (in memory): the request then goes on without waiting a turn. */
+  reserveNow?(subject: BudgetSubject, scopes: BudgetScopes, amount: number): BudgetResult & { readonly hold: BudgetHold | null };
   /** Replaces the reservation with `cost`. Never rejects; a write that fails is retried. */
   settle(hold: BudgetHold, cost: number): void;
   /** Spent and reserved now, for the dashboard and the CLI. */

@@ -1,4 +1,5 @@
 // What the dashboard's handlers share.
+import type { BudgetGate } from '../budget/budget-gate.ts';
 import type { Config } from '../config/config-types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Store } from '../store/store.ts';
@@ -16,4 +17,6 @@ export interface DashboardDeps {
   readonly throttle: SignInThrottle;
   /** Set when server.dashboard.signUp is 'email'. */
   readonly mailer: Mailer | null;
+  /** Spend budgets, for the keys page; null while none is configured. */
+  readonly budgets: BudgetGate | null;
 }

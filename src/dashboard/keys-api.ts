@@ -8,6 +8,7 @@ import type { DashboardHeaders } from '../http/request-context.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { type DashboardRequest, sendApiJson } from './dashboard-http.ts';
 import { optionalLimit, optionalSubset, requiredName, requiredString } from './dashboard-input.ts';
+import { keyBudgets } from './key-budgets.ts';
 import { keyView } from './key-view.ts';
 import { pageOffset } from './page-offset.ts';
 import { checkSameOrigin } from './same-origin.ts';
@@ -24,7 +25,8 @@ export async function listKeys(deps: DashboardDeps, { ctx, headers }: DashboardR
   const { account } = await deps.sessions.require(headers);
   const offset = pageOffset(ctx.path, '/dashboard/api/keys');
   const { keys, total } = await deps.store.listKeyPage(account.id, offset, KEY_PAGE_SIZE);
-  sendApiJson(ctx, { keys: keys.map(keyView), total, offset, pageSize: KEY_PAGE_SIZE });
+  const budgets = await keyBudgets(deps.budgets, keys);
+  sendApiJson(ctx, { keys: keys.map((key, index) => ({ ...keyView(key), budget: budgets[index] })), total, offset, pageSize: KEY_PAGE_SIZE });
 }
 
 export async function createKey(deps: DashboardDeps, { ctx, headers, json }: DashboardRequest): Promise<void> {

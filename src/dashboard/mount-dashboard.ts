@@ -1,6 +1,7 @@
 // The web dashboard at /dashboard: its pages and the JSON API they call (/dashboard/api/…).
 import { createSecretKey } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import type { BudgetGate } from '../budget/budget-gate.ts';
 import type { Config } from '../config/config-types.ts';
 import type { Router } from '../http/router.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -27,7 +28,7 @@ const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
 type ApiHandler = (deps: DashboardDeps, request: DashboardRequest) => Promise<void>;
 
-export async function mountDashboard(router: Router, options: { config: Config; store: Store; logger: Logger }): Promise<void> {
+export async function mountDashboard(router: Router, options: { config: Config; store: Store; logger: Logger; budgets?: BudgetGate | null }): Promise<void> {
   const { config, store, logger } = options;
   if (!config.dashboard.enabled) return;
   const { mail } = config.dashboard;
@@ -39,6 +40,7 @@ export async function mountDashboard(router: Router, options: { config: Config; 
     hasher: new PasswordHasher(config.dashboard.hashConcurrency),
     throttle: new SignInThrottle(store, config.dashboard),
     mailer: config.dashboard.signUp === 'email' && mail !== null ? new SmtpMailer(mail.smtpUrl, mail.from) : null,
+    budgets: options.budgets ?? null,
   };
   // The page warns when it is opened where the browser would drop the session cookie (plain-http-notice.js).
   const files = new StaticFiles(PUBLIC_DIR, { 'data-session-cookie': config.dashboard.secureCookies ? 'secure' : 'plain' });

@@ -95,6 +95,10 @@ function afterDecision(deps: CompletionServiceDeps, admitted: AdmittedCompletion
 function withinBudget(budgets: BudgetGate, admitted: AdmittedCompletion): AdmittedCompletion | Promise<AdmittedCompletion> {
   const reserved = budgets.reserve(admitted.principal, admitted.model, admitted.promptTokens, admitted.request.n * admitted.maxTokens);
   if (reserved === null) return admitted;
+  if (!(reserved instanceof Promise)) {
+    admitted.budgetHold = reserved;
+    return admitted;
+  }
   return reserved.then((hold) => {
     admitted.budgetHold = hold;
     return admitted;

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { formatMicros } from '../../src/budget/price.ts';
 import { PassThrough } from 'node:stream';
+import { DashboardClient } from '../helpers/dashboard-client.ts';
 import { type GatewayOptions, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { contentEvent, type ScriptedUpstream, startScriptedUpstream, stream } from '../helpers/scripted-upstream.ts';
 
@@ -184,4 +185,21 @@ it('puts the cost on the request log line and on the spend counter by model', as
   const metrics = await (await fetch(`http://127.0.0.1:${gateway.app.metricsPort}/metrics`)).text();
   expect(metrics).toContain(`munja_spend_micros_total{model="priced"} ${COST}`);
   expect(metrics).not.toMatch(/munja_spend_micros_total\{[^}]*key/);
+});
+
+it("shows each key's budget on the dashboard's keys page: spent, reserved, left", async () => {
+  await start(0.001, 'month');
+  const user = new DashboardClient(gateway.origin);
+  expect((await user.signUp('budget@example.com')).status).toBe(200);
+  const created = await user.call('POST', '/dashboard/api/keys', { name: 'priced' });
+  expect(created.status).toBe(200);
+  key = created.body.key;
+  expect((await chat()).status).toBe(200);
+  const listed = await user.call('GET', '/dashboard/api/keys');
+  const now = new Date();
+  expect(listed.body.keys[0].budget).toEqual({
+    scope: 'key', currency: 'EUR', period: 'month', limit: '0.001000', spent: formatMicros(COST), reserved: '0.000000',
+    left: formatMicros(1_000 - COST), renewsAt: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString(),
+  });
+  await user.close();
 });

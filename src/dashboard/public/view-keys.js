@@ -11,7 +11,18 @@ function statusBadge(key) {
     : h('span', { class: 'badge muted', title: new Date(key.revokedAt).toLocaleString() }, 'Revoked');
 }
 
-const COLUMNS = ['Name', 'Key', 'Models', 'RPM', 'Created', 'Last used', 'Status', ''];
+const COLUMNS = ['Name', 'Key', 'Models', 'RPM', 'Created', 'Last used', 'Status', 'Budget', ''];
+
+const PERIODS = { day: 'today', month: 'this month', total: 'in total' };
+
+/** Spent of the tighter budget (the key's or its account's), with what is left and reserved on hover. */
+function budgetCell(budget) {
+  if (budget == null) return h('span', { class: 'muted' }, 'None');
+  const whose = budget.scope === 'account' ? 'Account budget' : 'Key budget';
+  const renews = budget.renewsAt === null ? '' : `; renews ${new Date(budget.renewsAt).toLocaleString()}`;
+  return h('span', { title: `${whose}: ${budget.left} ${budget.currency} left, ${budget.reserved} reserved by requests in flight${renews}` },
+    `${budget.spent} / ${budget.limit} ${budget.currency} ${PERIODS[budget.period]}`);
+}
 
 function keyRow(key, onRevoke) {
   const revoke = key.revokedAt === null
@@ -26,6 +37,7 @@ function keyRow(key, onRevoke) {
     h('td', { 'data-label': COLUMNS[4] }, formatDate(key.createdAt)),
     h('td', { 'data-label': COLUMNS[5] }, key.lastUsedAt === null ? h('span', { class: 'muted' }, 'Never') : formatAgo(key.lastUsedAt)),
     h('td', { 'data-label': COLUMNS[6] }, statusBadge(key)),
+    h('td', { 'data-label': COLUMNS[7] }, budgetCell(key.budget)),
     h('td', { class: 'actions-cell' }, revoke));
 }
 

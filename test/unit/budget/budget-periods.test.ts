@@ -16,8 +16,14 @@ function gateAt(clock: { now: number }, key: BudgetSetting | null, account: Budg
   return new BudgetGate(new MemoryBudgetLedger(() => clock.now), settings);
 }
 
-async function refusal(promise: Promise<unknown> | null): Promise<ApiError> {
-  const error = await promise!.then(() => null, (caught: unknown) => caught);
+/** The in-memory ledger decides at once: a refusal is thrown, not a rejection. */
+function refusal(attempt: () => unknown): ApiError {
+  let error: unknown = null;
+  try {
+    attempt();
+  } catch (caught) {
+    error = caught;
+  }
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
@@ -27,7 +33,7 @@ it('renews a monthly budget at the start of the next month, and says when', asyn
   const gate = gateAt(clock, { limit: 100, period: 'month' });
   const hold = await gate.reserve(SUBJECT, MODEL, 50, 0);
   gate.settle(hold!, 90);
-  const error = await refusal(gate.reserve(SUBJECT, MODEL, 20, 0));
+  const error = refusal(() => gate.reserve(SUBJECT, MODEL, 20, 0));
   expect(error.code).toBe('budget_exceeded');
   expect(error.status).toBe(429);
   expect(error.headers!['retry-after']).toBe('60');
@@ -43,18 +49,18 @@ it('renews a daily budget at midnight UTC and a total one never', async () => {
   const daily = gateAt(clock, null, { limit: 10, period: 'day' });
   const total = gateAt(clock, { limit: 10, period: 'total' });
   for (const gate of [daily, total]) gate.settle((await gate.reserve(SUBJECT, MODEL, 10, 0))!, 10);
-  expect((await refusal(daily.reserve(SUBJECT, MODEL, 1, 0))).headers!['retry-after']).toBe('3600');
-  const totalRefusal = await refusal(total.reserve(SUBJECT, MODEL, 1, 0));
+  expect(refusal(() => daily.reserve(SUBJECT, MODEL, 1, 0)).headers!['retry-after']).toBe('3600');
+  const totalRefusal = refusal(() => total.reserve(SUBJECT, MODEL, 1, 0));
   expect(totalRefusal.headers!['retry-after']).toBeUndefined();
   expect(totalRefusal.message).toContain("this key's budget has 0.000000 USD left");
   clock.now = Date.UTC(2028, 0, 1);
   expect(await daily.reserve(SUBJECT, MODEL, 1, 0)).not.toBeNull();
-  await refusal(total.reserve(SUBJECT, MODEL, 1, 0));
+  refusal(() => total.reserve(SUBJECT, MODEL, 1, 0));
 });
 
 it('names the account when its budget is the tighter one', async () => {
   const gate = gateAt({ now: 0 }, { limit: 1_000, period: 'day' }, { limit: 5, period: 'day' });
-  const error = await refusal(gate.reserve(SUBJECT, MODEL, 6, 0));
+  const error = refusal(() => gate.reserve(SUBJECT, MODEL, 6, 0));
   expect(error.message).toContain("the account's daily budget has 0.000005 USD left");
 });
 
