@@ -10,7 +10,6 @@ const needsRedis = [
   'test/unit/helpers/redis-server.test.ts',
   'test/unit/ratelimit/lua-model.test.ts',
   'test/unit/budget/budget-lua-model.test.ts',
-  'test/unit/budget/redis-budget-ledger.test.ts',
   'test/unit/ratelimit/redis-limiter-faults.test.ts',
   'test/unit/store/redis-outage.test.ts',
   'test/unit/store/redis-store.test.ts',

@@ -21,7 +21,7 @@ export class BudgetGate {
 
   /** Whether the settings name any budget at all. */
   static wanted(settings: BudgetsConfig): boolean {
-    const named = (settings_: ReadonlyMap<string, BudgetSetting | null>) => [...settings_.values()].some((budget) => budget !== null);
+    const named = (budgets: ReadonlyMap<string, BudgetSetting | null>) => [...budgets.values()].some((budget) => budget !== null);
     return settings.key !== null || settings.account !== null || named(settings.keys) || named(settings.accounts);
   }
 
