@@ -10,6 +10,7 @@ import { RetryBudget } from './dispatch/retry-budget.ts';
 import { UpstreamHealth } from './dispatch/upstream-health.ts';
 import { EnginePool } from './engine/engine-pool.ts';
 import { type ChatCompletionsDeps, chatCompletions } from './handlers/chat-completions.ts';
+import { ResponseCache } from './cache/response-cache.ts';
 import { protocolCompletion } from './protocols/protocol-endpoint.ts';
 import { responsesFront } from './protocols/responses/responses-front.ts';
 import { deleteStoredResponse, readStoredResponse, RESPONSES_PATH_PREFIX } from './protocols/responses/stored-response-routes.ts';
@@ -107,7 +108,8 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience };
   const routes = new RouteChoice(upstreamHealth, inFlight);
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
-  const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch };
+  const cache = config.cache.maxBytes > 0 ? new ResponseCache(config.cache, config.models) : null;
+  const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, cache };
   const modelDeps = { catalog, auth, anthropicModels: new AnthropicModels(config.models, catalog.createdAt) };
   const storedResponses = new StoredResponses(store, config.responses, logger);
   const responses = responsesFront(storedResponses, logger);

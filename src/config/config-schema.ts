@@ -45,6 +45,26 @@ const model = {
       additionalProperties: false,
       properties: { tools: { type: 'boolean' }, responseFormat: { type: 'boolean' }, contentParts: { type: 'boolean' } },
     },
+    cache: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean' },
+        ttlSeconds: { type: 'integer', minimum: 1, maximum: 30 * 86_400 },
+        deterministicOnly: { type: 'boolean' },
+      },
+    },
+  },
+} as const;
+
+/** `cache`: the response cache's bounds (cache-config.ts reads the same bounds for the environment). */
+export const CACHE_FILE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    maxBytes: { type: 'integer', minimum: 0, maximum: 2 ** 40 },
+    maxEntryBytes: { type: 'integer', minimum: 1024, maximum: 64 * 1024 * 1024 },
+    singleFlightWaitMs: { type: 'integer', minimum: 0, maximum: 600_000 },
   },
 } as const;
 
@@ -169,6 +189,7 @@ export const CONFIG_FILE_SCHEMA = {
       properties: { threads: { type: 'integer', minimum: 1, maximum: 256 }, maxQueue: positiveInt, taskDeadlineMs: { type: 'integer', minimum: 100, maximum: 600_000 }, schemaMsPerMinute: { type: 'integer', minimum: 1, maximum: 3_600_000 } },
     },
     responses: RESPONSES_FILE_SCHEMA,
+    cache: CACHE_FILE_SCHEMA,
     defaultModels: { type: 'boolean' },
     models: {
       type: 'object',
@@ -203,6 +224,7 @@ export interface ModelFile {
   route?: string[];
   routePolicy?: 'least-outstanding' | 'first';
   supports?: { tools?: boolean; responseFormat?: boolean; contentParts?: boolean };
+  cache?: { enabled?: boolean; ttlSeconds?: number; deterministicOnly?: boolean };
 }
 export interface DashboardFile {
   enabled?: boolean;
@@ -235,6 +257,7 @@ export interface ConfigFile {
   };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
   responses?: { ttlSeconds?: number; maxStoredBytesPerAccount?: number };
+  cache?: { maxBytes?: number; maxEntryBytes?: number; singleFlightWaitMs?: number };
   /** With `models`: false serves only those; true (the default) keeps the default models they do not replace. */
   defaultModels?: boolean;
   models?: Record<string, ModelFile>;

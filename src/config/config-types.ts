@@ -84,6 +84,25 @@ export interface ModelConfig {
   /** For a route, the defaults: each request is checked against the model that serves it. */
   readonly supports: ModelSupport;
   readonly target: ModelTarget;
+  /** The response cache for this model; null: only a request's `x-munja-cache: on` turns it on. */
+  readonly cache?: ModelCacheConfig | null;
+}
+
+export interface ModelCacheConfig {
+  readonly enabled: boolean;
+  readonly ttlSeconds: number;
+  /** Cache only requests the model answers the same way each time (`temperature: 0`, or a `seed`). */
+  readonly deterministicOnly: boolean;
+}
+
+/** The response cache's bounds (the file's `cache`). */
+export interface CacheConfig {
+  /** Bytes the in-memory cache holds in this process, or each account holds in Redis; 0 turns the cache off. */
+  readonly maxBytes: number;
+  /** The largest reply stored; a larger one is served but not kept. */
+  readonly maxEntryBytes: number;
+  /** How long an identical request waits for the first one's answer before calling on its own. */
+  readonly singleFlightWaitMs: number;
 }
 
 export interface UpstreamTimeouts {
@@ -278,6 +297,7 @@ export interface Config {
   readonly mcpAllowedOrigins: readonly string[];
   readonly dashboard: DashboardConfig;
   readonly responses: ResponsesConfig;
+  readonly cache: CacheConfig;
   readonly upstream: UpstreamTimeouts;
   readonly resilience: ResilienceConfig;
   readonly models: readonly ModelConfig[];

@@ -2,6 +2,8 @@
 // service. The key comes first: a request without a valid one is refused before its body is read.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
+import type { CacheLookup, ResponseCache } from '../cache/response-cache.ts';
+import { answerFromCache, CACHE_BYPASS, CACHE_MISS, lookUpCache } from '../cache/cache-answer.ts';
 import { type AdmittedCompletion, admitCompletion, type CompletionAnswer, type CompletionServiceDeps } from '../dispatch/completion-service.ts';
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -10,12 +12,15 @@ import { type Body, type BodyConsumer, BodyReader } from '../http/body-reader.ts
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import { ENDS_LATER, type HandlerResult } from '../http/router.ts';
+import type { ChatRequest } from '../validation/chat-request.ts';
 import { parseJsonRequest } from '../validation/parse-json-body.ts';
 import { validateChatRequest } from '../validation/validate-chat-request.ts';
 
 export interface ChatCompletionsDeps extends CompletionServiceDeps {
   readonly config: Config;
   readonly auth: Authenticator;
+  /** The response cache; null when it is off (cache.maxBytes 0). */
+  readonly cache: ResponseCache | null;
 }
 
 /**
@@ -80,11 +85,38 @@ function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Princi
   ctx.stream = request.stream;
   const { trace } = ctx;
   if (trace?.capturesContent) trace.recordInput(request.body.messages);
+  // Without a model that caches or the request's header, the cache costs one check.
+  const { cache } = deps;
+  if (cache !== null && (cache.anyModel || ctx.cacheHeader !== '')) {
+    const lookup = lookUpCache(cache, deps.catalog, ctx, principal, request, 'chat');
+    if (lookup !== null) return lookup instanceof Promise ? lookup.then((found) => cached(deps, ctx, principal, request, found)) : cached(deps, ctx, principal, request, lookup);
+  }
   const admitted = admitCompletion(deps, principal, request, trace);
-  return admitted instanceof Promise ? admitted.then((ready) => complete(deps, ctx, ready)) : complete(deps, ctx, admitted);
+  return admitted instanceof Promise ? admitted.then((ready) => complete(deps, ctx, ready, null)) : complete(deps, ctx, admitted, null);
 }
 
-function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion): typeof ENDS_LATER {
+/** A request the cache looked at: a hit is answered from it, a miss or a bypass runs (a miss's reply is kept). */
+function cached(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, request: ChatRequest, lookup: CacheLookup): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  if (lookup.kind === 'hit') return answerFromCache(deps, ctx, principal, lookup.reply);
+  const status = lookup.kind === 'miss' ? CACHE_MISS : CACHE_BYPASS;
+  if (lookup.kind === 'miss') ctx.cacheFill = lookup.fill;
+  try {
+    const admitted = admitCompletion(deps, principal, request, ctx.trace);
+    if (!(admitted instanceof Promise)) return complete(deps, ctx, admitted, status);
+    return admitted.then((ready) => complete(deps, ctx, ready, status), (error: unknown) => abandonFill(ctx, error));
+  } catch (error) {
+    return abandonFill(ctx, error);
+  }
+}
+
+/** A miss refused before it ran: requests waiting for its reply go on their own. */
+function abandonFill(ctx: RequestContext, error: unknown): never {
+  ctx.cacheFill?.abandon();
+  throw error;
+}
+
+function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion, cacheStatus: Readonly<Record<string, string>> | null): typeof ENDS_LATER {
+  if (cacheStatus !== null) admitted.headers = { ...admitted.headers, ...cacheStatus };
   ctx.promptTokens = admitted.promptTokens;
   ctx.rateLimits = admitted;
   const { trace } = ctx;
@@ -106,9 +138,14 @@ const HTTP_ANSWER: CompletionAnswer = {
       if (ctx.trace?.capturesContent && body != null) ctx.trace.recordOutput(body.choices);
       if (bytes != null || body != null) {
         const headers = isEmpty(outcome.headers) ? run.headers : { ...run.headers, ...outcome.headers };
-        send(ctx, 200, bytes ?? JSON.stringify(body), headers);
+        const reply = bytes ?? JSON.stringify(body);
+        send(ctx, 200, reply, headers);
+        ctx.cacheFill?.finishJson(reply);
+      } else {
+        ctx.cacheFill?.finishStream(ctx);
       }
     } catch (error) {
+      ctx.cacheFill?.abandon();
       return ctx.end(error);
     }
     ctx.end();
@@ -116,6 +153,7 @@ const HTTP_ANSWER: CompletionAnswer = {
 
   refused(run: AdmittedCompletion, error: unknown): void {
     const ctx = left(run);
+    ctx.cacheFill?.abandon();
     // Nothing was served, so nothing is billed: the log line and the token metric agree with usage.
     ctx.promptTokens = 0;
     ctx.end(error);

@@ -3,6 +3,7 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
 import type { ApiError } from '../errors/api-error.ts';
 import type { RequestTrace } from '../observability/request-trace.ts';
+import type { CacheFill } from '../cache/cache-fill.ts';
 import type { StreamTranslator } from '../streaming/stream-translator.ts';
 import type { RateLimitState } from '../ratelimit/limiter.ts';
 import type { BodyBudget } from './body-budget.ts';
@@ -146,6 +147,10 @@ export class RequestContext implements Abortable {
   readonly authorization: string;
   readonly contentType: string;
   readonly contentLength: string;
+  /** The x-munja-cache header ('' without one): the response cache's per-request switch. */
+  readonly cacheHeader: string;
+  /** The response cache's record of this request's reply, on a miss it will store; null otherwise. */
+  cacheFill: CacheFill | null = null;
   /** The request carries a body (a non-zero Content-Length, or Transfer-Encoding). */
   readonly hasBody: boolean;
   /** Where the body ends is ambiguous (framing.ts): the request is refused. */
@@ -215,6 +220,7 @@ export class RequestContext implements Abortable {
     this.authorization = head.authorization;
     this.contentType = head.contentType;
     this.contentLength = head.contentLength;
+    this.cacheHeader = head.cache;
     this.hasBody = head.contentLength === '' ? head.transferEncoding !== '' : head.contentLength !== '0';
     this.ambiguousFraming = ambiguousFraming(head);
     const peer = peerAddress(res);

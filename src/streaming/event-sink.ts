@@ -17,6 +17,7 @@ export interface EventSink {
 }
 
 export function openEventSink(ctx: RequestContext): EventSink {
-  const writer = new SseWriter(ctx);
+  // A reply the response cache will keep is recorded as the client gets it (after any translation).
+  const writer = ctx.cacheFill === null ? new SseWriter(ctx) : ctx.cacheFill.recording(new SseWriter(ctx));
   return ctx.translator === null ? writer : new TranslatingSink(writer, ctx.translator);
 }

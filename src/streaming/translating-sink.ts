@@ -2,20 +2,19 @@
 // What it is given is whole SSE events (the engine's, or an upstream's as the relay filtered
 // them): each `data:` payload is parsed and handed over; comments and other fields are dropped.
 import type { EventSink } from './event-sink.ts';
-import type { SseWriter } from './sse-writer.ts';
 import type { ChatChunk, StreamTranslator } from './stream-translator.ts';
 
 const decoder = new TextDecoder();
 
 export class TranslatingSink implements EventSink {
-  readonly #writer: SseWriter;
+  readonly #writer: EventSink;
   readonly #translator: StreamTranslator;
   /** How this stream's text chunks look, once learned from one; see TextShape. */
   #shape: TextShape | null = null;
   /** A server whose chunks keep changing shape is not learned from forever. */
   #shapesLeft = 4;
 
-  constructor(writer: SseWriter, translator: StreamTranslator) {
+  constructor(writer: EventSink, translator: StreamTranslator) {
     this.#writer = writer;
     this.#translator = translator;
   }

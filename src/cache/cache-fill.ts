@@ -1,0 +1,138 @@
+// A miss on its way to becoming an entry: the reply is kept only when it ended whole. A JSON reply
+// is stored once the completion succeeded; a stream is recorded as it is written (the events as
+// sent, after any translation into another protocol's events) and stored only when it ended with
+// [DONE], no error, the client still there and not past the entry bound. Neither is stored when
+// no choice finished or when the model refused (a content filter, a refusal).
+import type { Principal } from '../auth/authenticator.ts';
+import type { EventSink } from '../streaming/event-sink.ts';
+import { cachedReply, type ReplyForm } from './cached-reply.ts';
+import type { ResponseCache } from './response-cache.ts';
+
+const FINISHED = Buffer.from('"finish_reason":"');
+const FILTERED = Buffer.from('"finish_reason":"content_filter"');
+const REFUSAL = Buffer.from('"refusal":"');
+const DONE = Buffer.from('data: [DONE]\n\n');
+
+/** How a stream ended, as its request tells it. */
+export interface StreamEnd {
+  readonly aborted: boolean;
+  readonly errorCode: string | null;
+}
+
+export class CacheFill {
+  readonly #cache: ResponseCache;
+  readonly #key: string;
+  readonly #ttlMs: number;
+  readonly #principal: Principal;
+  readonly #form: ReplyForm;
+  readonly #leads: boolean;
+  #chunks: Buffer[] = [];
+  #recorded = 0;
+  #streamEnded = false;
+  #done = false;
+
+  constructor(cache: ResponseCache, key: string, ttlMs: number, principal: Principal, form: ReplyForm, leads: boolean) {
+    this.#cache = cache;
+    this.#key = key;
+    this.#ttlMs = ttlMs;
+    this.#principal = principal;
+    this.#form = form;
+    this.#leads = leads;
+  }
+
+  /** The client's stream, with what is written to it recorded. */
+  recording(sink: EventSink): EventSink {
+    return new RecordingSink(sink, this);
+  }
+
+  record(events: string | Uint8Array): void {
+    if (this.#done || events.length === 0) return;
+    const bytes = typeof events === 'string' ? Buffer.from(events) : Buffer.from(events.buffer, events.byteOffset, events.byteLength);
+    this.#recorded += bytes.length;
+    // Past the bound the reply is served but not kept: recording stops.
+    if (this.#recorded > this.#cache.config.maxEntryBytes) return this.abandon();
+    // A lent view (uWS, a reused batch) is copied; a string's bytes are already our own.
+    this.#chunks.push(typeof events === 'string' ? bytes : Buffer.from(bytes));
+  }
+
+  streamEnded(): void {
+    this.#streamEnded = true;
+  }
+
+  /** A JSON completion was answered with `reply`. */
+  finishJson(reply: Uint8Array | string): void {
+    if (this.#done) return;
+    const bytes = typeof reply === 'string' ? Buffer.from(reply) : Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength);
+    if (bytes.length <= this.#cache.config.maxEntryBytes && whole(bytes)) this.#keep(Buffer.from(bytes));
+    this.abandon();
+  }
+
+  /** The streamed completion's run ended. */
+  finishStream(end: StreamEnd): void {
+    if (this.#done) return;
+    if (this.#streamEnded && !end.aborted && end.errorCode === null) {
+      const bytes = Buffer.concat(this.#chunks, this.#recorded);
+      if (endsWith(bytes, DONE) && whole(bytes)) this.#keep(bytes);
+    }
+    this.abandon();
+  }
+
+  /** Nothing is stored; waiting requests go on their own. */
+  abandon(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#chunks = [];
+    if (this.#leads) this.#cache.land(this.#key);
+  }
+
+  #keep(bytes: Buffer): void {
+    const { accountId, keyId } = this.#principal;
+    this.#cache.keep(this.#key, cachedReply(this.#form, bytes, accountId, keyId), this.#ttlMs);
+  }
+}
+
+function whole(bytes: Buffer): boolean {
+  return bytes.includes(FINISHED) && !bytes.includes(FILTERED) && !bytes.includes(REFUSAL);
+}
+
+function endsWith(bytes: Buffer, tail: Buffer): boolean {
+  return bytes.length >= tail.length && bytes.subarray(bytes.length - tail.length).equals(tail);
+}
+
+/** An event sink that records what it passes on, in the order written. */
+class RecordingSink implements EventSink {
+  readonly #sink: EventSink;
+  readonly #fill: CacheFill;
+
+  constructor(sink: EventSink, fill: CacheFill) {
+    this.#sink = sink;
+    this.#fill = fill;
+  }
+
+  get closed(): boolean {
+    return this.#sink.closed;
+  }
+
+  open(headers: Readonly<Record<string, string>>, firstEvents?: string | Uint8Array): boolean {
+    if (firstEvents !== undefined && !this.#sink.closed) this.#fill.record(firstEvents);
+    return this.#sink.open(headers, firstEvents);
+  }
+
+  write(events: string | Uint8Array): boolean {
+    if (!this.#sink.closed) this.#fill.record(events);
+    return this.#sink.write(events);
+  }
+
+  whenWritable(resume: () => void): void {
+    this.#sink.whenWritable(resume);
+  }
+
+  end(lastEvents?: string, events?: string | Uint8Array, headers?: Readonly<Record<string, string>> | null): void {
+    if (!this.#sink.closed) {
+      if (events !== undefined) this.#fill.record(events);
+      if (lastEvents !== undefined) this.#fill.record(lastEvents);
+      this.#fill.streamEnded();
+    }
+    this.#sink.end(lastEvents, events, headers);
+  }
+}
