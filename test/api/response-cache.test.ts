@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
-import { chunkEvent, contentEvent, FINISH_EVENT, type ScriptedUpstream, startScriptedUpstream, stream } from '../helpers/scripted-upstream.ts';
+import { type Answer, chunkEvent, contentEvent, FINISH_EVENT, type ScriptedUpstream, startScriptedUpstream, stream } from '../helpers/scripted-upstream.ts';
 
 let upstream: ScriptedUpstream;
 let gateway: TestGateway;
@@ -24,10 +24,10 @@ function json(body: string, status = 200) {
   };
 }
 
-function counted(answer: (response: ServerResponse) => void) {
-  return (response: ServerResponse) => {
+function counted(answer: Answer): Answer {
+  return (response, request) => {
     calls++;
-    answer(response);
+    answer(response, request);
   };
 }
 
