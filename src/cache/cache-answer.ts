@@ -21,12 +21,22 @@ export const CACHE_BYPASS: Readonly<Record<string, string>> = Object.freeze({ 'x
  * What the cache does for `request` (see ResponseCache.lookUp); null when nothing. The model is
  * resolved and checked against the key first, so a key never gets a reply for a model it may not use.
  */
-export function lookUpCache(cache: ResponseCache, catalog: ModelCatalog, ctx: RequestContext, principal: Principal, request: ChatRequest, protocol: string): CacheLookup | Promise<CacheLookup> | null {
+export function lookUpCache(cache: ResponseCache, catalog: ModelCatalog, ctx: RequestContext, principal: Principal, request: ChatRequest, protocol: string, exact: string | null): CacheLookup | Promise<CacheLookup> | null {
   const directive = cacheDirective(ctx.cacheHeader);
   const resolved = resolveModel(catalog, principal, request.model);
   const model = catalog.describe(resolved.publicId);
   if (model === undefined) return null;
-  return cache.lookUp(directive, principal, request, model, protocol);
+  return cache.lookUp(directive, principal, request, model, protocol, exact);
+}
+
+/**
+ * The key of the request's exact bytes when the cache may answer it by them (no header, or `on`),
+ * else null. The bytes of a request seen before are answered from the cache without being parsed
+ * (ResponseCache.exactHit): they were validated when first seen.
+ */
+export function exactKeyOf(cache: ResponseCache, ctx: RequestContext, principal: Principal, bytes: Uint8Array | ArrayBuffer): string | null {
+  const header = ctx.cacheHeader;
+  return header === '' || header === 'on' ? cache.exactKey(principal.accountId, header, bytes) : null;
 }
 
 /** Answers `ctx` with a cached reply, once the rate limiter has counted it. */

@@ -3,6 +3,7 @@
 // turns it off, and (unless the model's config allows others) the model would answer it the same
 // way again: `temperature: 0`, or a `seed`. Concurrent identical misses wait for the first one's
 // answer, for at most singleFlightWaitMs; a first one that fails releases them to call on their own.
+import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.ts';
 import type { CacheConfig, ModelConfig } from '../config/config-types.ts';
 import { DEFAULT_CACHE_TTL_SECONDS } from '../config/default-config.ts';
@@ -28,12 +29,30 @@ interface Flight {
   readonly waiters: Array<() => void>;
 }
 
+/** A request's exact bytes, once looked up: the entry they name, for the model and form they ask. */
+interface ExactRequest {
+  readonly key: string;
+  readonly model: string;
+  readonly stream: boolean;
+}
+
+/** A hit found by the request's exact bytes, before they are parsed. */
+export interface ExactHit {
+  readonly reply: CachedReply;
+  readonly model: string;
+  readonly stream: boolean;
+}
+
+/** Requests remembered by their exact bytes, least recently used forgotten first. */
+const MAX_EXACT_REQUESTS = 65_536;
+
 export class ResponseCache {
   /** Some model caches by its config: every request to the chat endpoints is looked at. */
   readonly anyModel: boolean;
   readonly config: CacheConfig;
   readonly store: MemoryReplyStore;
   readonly #flights = new Map<string, Flight>();
+  readonly #exact = new Map<string, ExactRequest>();
 
   constructor(config: CacheConfig, models: readonly ModelConfig[], store = new MemoryReplyStore(config.maxBytes)) {
     this.config = config;
@@ -46,7 +65,7 @@ export class ResponseCache {
    * null when the cache has nothing to do with it (no header, the model does not cache), so the
    * answer carries no x-munja-cache header. A promise while an identical request is in flight.
    */
-  lookUp(directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string): CacheLookup | Promise<CacheLookup> | null {
+  lookUp(directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string, exact: string | null = null): CacheLookup | Promise<CacheLookup> | null {
     const settings = model.cache ?? null;
     const enabled = directive === 'on' || directive === 'refresh' || (directive === '' && settings?.enabled === true);
     if (!enabled) return settings?.enabled === true || directive !== '' ? BYPASS : null;
@@ -54,6 +73,7 @@ export class ResponseCache {
     const form: CacheForm = !request.stream ? 'json' : request.includeUsage ? 'stream+usage' : 'stream';
     const key = cacheKey({ accountId: principal.accountId, protocol, model: model.id, form, body: request.body as unknown as Record<string, unknown> });
     const ttlMs = (settings?.ttlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
+    if (exact !== null) this.#rememberExact(exact, { key, model: request.model, stream: request.stream });
     if (directive === 'refresh') return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
     const reply = this.store.get(key);
     if (reply !== undefined) return { kind: 'hit', reply };
@@ -63,6 +83,28 @@ export class ResponseCache {
       const filled = this.store.get(key);
       return filled === undefined ? { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) } : { kind: 'hit', reply: filled };
     });
+  }
+
+  /**
+   * The key of a request's exact bytes, as the account sent them with this header: the same bytes
+   * again are the same request, so a repeat is answered without parsing them.
+   */
+  exactKey(accountId: string, header: string, body: Uint8Array | ArrayBuffer): string {
+    return createHash('sha256').update(`${accountId}\n${header}\n`).update(body instanceof ArrayBuffer ? new Uint8Array(body) : body).digest('base64url');
+  }
+
+  /** The reply for bytes seen before, if it is still kept and the key may use its model. */
+  exactHit(exact: string, principal: Principal): ExactHit | undefined {
+    const known = this.#exact.get(exact);
+    if (known === undefined || (principal.models !== null && !principal.models.has(known.model))) return undefined;
+    const reply = this.store.get(known.key);
+    return reply === undefined ? undefined : { reply, model: known.model, stream: known.stream };
+  }
+
+  #rememberExact(exact: string, request: ExactRequest): void {
+    this.#exact.delete(exact);
+    this.#exact.set(exact, request);
+    if (this.#exact.size > MAX_EXACT_REQUESTS) this.#exact.delete(this.#exact.keys().next().value!);
   }
 
   purge(scope: PurgeScope): number {

@@ -3,7 +3,7 @@
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
 import type { CacheLookup, ResponseCache } from '../cache/response-cache.ts';
-import { answerFromCache, CACHE_BYPASS, CACHE_MISS, lookUpCache } from '../cache/cache-answer.ts';
+import { answerFromCache, CACHE_BYPASS, CACHE_MISS, exactKeyOf, lookUpCache } from '../cache/cache-answer.ts';
 import { type AdmittedCompletion, admitCompletion, type CompletionAnswer, type CompletionServiceDeps } from '../dispatch/completion-service.ts';
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -79,16 +79,25 @@ class LateAdmission implements BodyConsumer {
  * by uWS (BodyReader.readThen), and the frames that await the completion do not hold them.
  */
 function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Body): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  // Without a model that caches or the request's header, the cache costs one check.
+  const { cache } = deps;
+  const exact = cache !== null && (cache.anyModel || ctx.cacheHeader !== '') ? exactKeyOf(cache, ctx, principal, bytes) : null;
+  if (exact !== null) {
+    const hit = cache!.exactHit(exact, principal);
+    if (hit !== undefined) {
+      ctx.model = hit.model;
+      ctx.stream = hit.stream;
+      return answerFromCache(deps, ctx, principal, hit.reply);
+    }
+  }
   const body = parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth });
   const request = validateChatRequest(body.value, body);
   ctx.model = request.model;
   ctx.stream = request.stream;
   const { trace } = ctx;
   if (trace?.capturesContent) trace.recordInput(request.body.messages);
-  // Without a model that caches or the request's header, the cache costs one check.
-  const { cache } = deps;
   if (cache !== null && (cache.anyModel || ctx.cacheHeader !== '')) {
-    const lookup = lookUpCache(cache, deps.catalog, ctx, principal, request, 'chat');
+    const lookup = lookUpCache(cache, deps.catalog, ctx, principal, request, 'chat', exact);
     if (lookup !== null) return lookup instanceof Promise ? lookup.then((found) => cached(deps, ctx, principal, request, found)) : cached(deps, ctx, principal, request, lookup);
   }
   const admitted = admitCompletion(deps, principal, request, trace);

@@ -246,6 +246,15 @@ describe('which requests are cached', () => {
     await ours.text();
   });
 
+  it('never for a key of the same account that may not use the model', async () => {
+    upstream.answer = json(JSON_REPLY);
+    await (await post({})).text();
+    const narrow = await gateway.createKey({ models: ['plain'] });
+    const refused = await post({}, {}, narrow.key);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error.code).toBe('model_not_allowed');
+  });
+
   it('as the x-munja-cache header says: off, refresh, on for a model without a cache', async () => {
     upstream.answer = json(JSON_REPLY);
     await (await post({})).text();
