@@ -11,6 +11,7 @@ import { UpstreamHealth } from './dispatch/upstream-health.ts';
 import { EnginePool } from './engine/engine-pool.ts';
 import { type ChatCompletionsDeps, chatCompletions } from './handlers/chat-completions.ts';
 import { ResponseCache } from './cache/response-cache.ts';
+import { RedisReplyStore } from './cache/redis-reply-store.ts';
 import { protocolCompletion } from './protocols/protocol-endpoint.ts';
 import { responsesFront } from './protocols/responses/responses-front.ts';
 import { deleteStoredResponse, readStoredResponse, RESPONSES_PATH_PREFIX } from './protocols/responses/stored-response-routes.ts';
@@ -108,7 +109,9 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience };
   const routes = new RouteChoice(upstreamHealth, inFlight);
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
-  const cache = config.cache.maxBytes > 0 ? new ResponseCache(config.cache, config.models) : null;
+  // With Redis the fleet shares one cache, maxBytes per account; else each process keeps its own.
+  const cache = config.cache.maxBytes === 0 ? null
+    : new ResponseCache(config.cache, config.models, store.redis === null ? undefined : new RedisReplyStore(store.redis, config.cache.maxBytes));
   const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, cache };
   const modelDeps = { catalog, auth, anthropicModels: new AnthropicModels(config.models, catalog.createdAt) };
   const storedResponses = new StoredResponses(store, config.responses, logger);

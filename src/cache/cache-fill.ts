@@ -63,31 +63,38 @@ export class CacheFill {
   finishJson(reply: Uint8Array | string): void {
     if (this.#done) return;
     const bytes = typeof reply === 'string' ? Buffer.from(reply) : Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength);
-    if (bytes.length <= this.#cache.config.maxEntryBytes && whole(bytes)) this.#keep(Buffer.from(bytes));
-    this.abandon();
+    this.#end(bytes.length <= this.#cache.config.maxEntryBytes && whole(bytes) ? this.#keep(Buffer.from(bytes)) : undefined);
   }
 
   /** The streamed completion's run ended. */
   finishStream(end: StreamEnd): void {
     if (this.#done) return;
+    let stored: void | Promise<void> = undefined;
     if (this.#streamEnded && !end.aborted && end.errorCode === null) {
       const bytes = Buffer.concat(this.#chunks, this.#recorded);
-      if (endsWith(bytes, DONE) && whole(bytes)) this.#keep(bytes);
+      if (endsWith(bytes, DONE) && whole(bytes)) stored = this.#keep(bytes);
     }
-    this.abandon();
+    this.#end(stored);
   }
 
   /** Nothing is stored; waiting requests go on their own. */
   abandon(): void {
+    this.#end(undefined);
+  }
+
+  /** Waiting requests look again once the reply is stored (or not). */
+  #end(stored: void | Promise<void>): void {
     if (this.#done) return;
     this.#done = true;
     this.#chunks = [];
-    if (this.#leads) this.#cache.land(this.#key);
+    if (!this.#leads) return;
+    if (stored instanceof Promise) void stored.then(() => this.#cache.land(this.#key));
+    else this.#cache.land(this.#key);
   }
 
-  #keep(bytes: Buffer): void {
+  #keep(bytes: Buffer): void | Promise<void> {
     const { accountId, keyId } = this.#principal;
-    this.#cache.keep(this.#key, cachedReply(this.#form, bytes, accountId, keyId), this.#ttlMs);
+    return this.#cache.keep(this.#key, cachedReply(this.#form, bytes, accountId, keyId), this.#ttlMs);
   }
 }
 

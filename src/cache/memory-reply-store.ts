@@ -12,7 +12,15 @@ interface Stored {
 /** Which entries a purge drops: every one, an account's, or those an API key filled. */
 export type PurgeScope = { readonly all: true } | { readonly accountId: string } | { readonly keyId: string };
 
-export class MemoryReplyStore {
+/** Where replies are kept: this process's memory, or Redis (redis-reply-store.ts). */
+export interface ReplyStore {
+  /** `accountId`: the account whose entry it is (Redis keeps entries under their account). */
+  get(key: string, accountId: string): CachedReply | undefined | Promise<CachedReply | undefined>;
+  set(key: string, reply: CachedReply, ttlMs: number): void | Promise<void>;
+  purge(scope: PurgeScope): number | Promise<number>;
+}
+
+export class MemoryReplyStore implements ReplyStore {
   readonly #maxBytes: number;
   readonly #entries = new Map<string, Stored>();
   #bytes = 0;
@@ -29,7 +37,7 @@ export class MemoryReplyStore {
     return this.#entries.size;
   }
 
-  get(key: string, now = Date.now()): CachedReply | undefined {
+  get(key: string, _accountId = '', now = Date.now()): CachedReply | undefined {
     const stored = this.#entries.get(key);
     if (stored === undefined) return undefined;
     this.#entries.delete(key);

@@ -12,7 +12,7 @@ import type { ChatRequest } from '../validation/chat-request.ts';
 import { type CacheForm, cacheKey } from './cache-key.ts';
 import { CacheFill } from './cache-fill.ts';
 import type { CachedReply } from './cached-reply.ts';
-import { MemoryReplyStore, type PurgeScope } from './memory-reply-store.ts';
+import { MemoryReplyStore, type PurgeScope, type ReplyStore } from './memory-reply-store.ts';
 
 /** The request's `x-munja-cache` header, as read. */
 export type CacheDirective = '' | 'on' | 'off' | 'refresh';
@@ -50,11 +50,11 @@ export class ResponseCache {
   /** Some model caches by its config: every request to the chat endpoints is looked at. */
   readonly anyModel: boolean;
   readonly config: CacheConfig;
-  readonly store: MemoryReplyStore;
+  readonly store: ReplyStore;
   readonly #flights = new Map<string, Flight>();
   readonly #exact = new Map<string, ExactRequest>();
 
-  constructor(config: CacheConfig, models: readonly ModelConfig[], store = new MemoryReplyStore(config.maxBytes)) {
+  constructor(config: CacheConfig, models: readonly ModelConfig[], store: ReplyStore = new MemoryReplyStore(config.maxBytes)) {
     this.config = config;
     this.store = store;
     this.anyModel = models.some((model) => model.cache?.enabled === true);
@@ -75,14 +75,22 @@ export class ResponseCache {
     const ttlMs = (settings?.ttlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
     if (exact !== null) this.#rememberExact(exact, { key, model: request.model, stream: request.stream });
     if (directive === 'refresh') return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
-    const reply = this.store.get(key);
-    if (reply !== undefined) return { kind: 'hit', reply };
-    const flight = this.#flights.get(key);
-    if (flight === undefined || this.config.singleFlightWaitMs === 0) return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
-    return this.#afterFlight(flight).then(() => {
-      const filled = this.store.get(key);
-      return filled === undefined ? { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) } : { kind: 'hit', reply: filled };
-    });
+    const found = this.#get(key, principal.accountId);
+    const afterLookUp = (reply: CachedReply | undefined): CacheLookup | Promise<CacheLookup> => {
+      if (reply !== undefined) return { kind: 'hit', reply };
+      const flight = this.#flights.get(key);
+      if (flight === undefined || this.config.singleFlightWaitMs === 0) return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
+      return this.#afterFlight(flight).then(() => this.#get(key, principal.accountId)).then((filled) => (
+        filled === undefined ? { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) } : { kind: 'hit', reply: filled }
+      ));
+    };
+    return found instanceof Promise ? found.then(afterLookUp) : afterLookUp(found);
+  }
+
+  /** An entry; a store that fails to answer (Redis down) is a miss, never the request's failure. */
+  #get(key: string, accountId: string): CachedReply | undefined | Promise<CachedReply | undefined> {
+    const found = this.store.get(key, accountId);
+    return found instanceof Promise ? found.catch(() => undefined) : found;
   }
 
   /**
@@ -94,11 +102,12 @@ export class ResponseCache {
   }
 
   /** The reply for bytes seen before, if it is still kept and the key may use its model. */
-  exactHit(exact: string, principal: Principal): ExactHit | undefined {
+  exactHit(exact: string, principal: Principal): ExactHit | undefined | Promise<ExactHit | undefined> {
     const known = this.#exact.get(exact);
     if (known === undefined || (principal.models !== null && !principal.models.has(known.model))) return undefined;
-    const reply = this.store.get(known.key);
-    return reply === undefined ? undefined : { reply, model: known.model, stream: known.stream };
+    const found = this.#get(known.key, principal.accountId);
+    const hit = (reply: CachedReply | undefined) => (reply === undefined ? undefined : { reply, model: known.model, stream: known.stream });
+    return found instanceof Promise ? found.then(hit) : hit(found);
   }
 
   #rememberExact(exact: string, request: ExactRequest): void {
@@ -107,7 +116,7 @@ export class ResponseCache {
     if (this.#exact.size > MAX_EXACT_REQUESTS) this.#exact.delete(this.#exact.keys().next().value!);
   }
 
-  purge(scope: PurgeScope): number {
+  purge(scope: PurgeScope): number | Promise<number> {
     return this.store.purge(scope);
   }
 
@@ -118,9 +127,10 @@ export class ResponseCache {
     return new CacheFill(this, key, ttlMs, principal, stream ? 'stream' : 'json', leads);
   }
 
-  /** Stores a whole reply (CacheFill, once it is known whole). */
-  keep(key: string, reply: CachedReply, ttlMs: number): void {
-    this.store.set(key, reply, ttlMs);
+  /** Stores a whole reply (CacheFill, once it is known whole); a store that fails keeps nothing. */
+  keep(key: string, reply: CachedReply, ttlMs: number): void | Promise<void> {
+    const stored = this.store.set(key, reply, ttlMs);
+    return stored instanceof Promise ? stored.catch(() => undefined) : stored;
   }
 
   /** The fill that led `key`'s flight ended (stored or not): its waiters look again. */

@@ -2,7 +2,7 @@
 // service. The key comes first: a request without a valid one is refused before its body is read.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
-import type { CacheLookup, ResponseCache } from '../cache/response-cache.ts';
+import type { CacheLookup, ExactHit, ResponseCache } from '../cache/response-cache.ts';
 import { answerFromCache, CACHE_BYPASS, CACHE_MISS, exactKeyOf, lookUpCache } from '../cache/cache-answer.ts';
 import { type AdmittedCompletion, admitCompletion, type CompletionAnswer, type CompletionServiceDeps } from '../dispatch/completion-service.ts';
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
@@ -13,6 +13,7 @@ import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import { ENDS_LATER, type HandlerResult } from '../http/router.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
+import type { JsonBody } from '../validation/json-body.ts';
 import { parseJsonRequest } from '../validation/parse-json-body.ts';
 import { validateChatRequest } from '../validation/validate-chat-request.ts';
 
@@ -84,13 +85,24 @@ function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Princi
   const exact = cache !== null && (cache.anyModel || ctx.cacheHeader !== '') ? exactKeyOf(cache, ctx, principal, bytes) : null;
   if (exact !== null) {
     const hit = cache!.exactHit(exact, principal);
-    if (hit !== undefined) {
-      ctx.model = hit.model;
-      ctx.stream = hit.stream;
-      return answerFromCache(deps, ctx, principal, hit.reply);
+    if (hit instanceof Promise) {
+      // The bytes may be lent by uWS: parsed now, before waiting for the store.
+      const body = parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth });
+      return hit.then((found) => (found === undefined ? admitParsed(deps, ctx, principal, body, exact) : answerExact(deps, ctx, principal, found)));
     }
+    if (hit !== undefined) return answerExact(deps, ctx, principal, hit);
   }
-  const body = parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth });
+  return admitParsed(deps, ctx, principal, parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth }), exact);
+}
+
+function answerExact(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, hit: ExactHit): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  ctx.model = hit.model;
+  ctx.stream = hit.stream;
+  return answerFromCache(deps, ctx, principal, hit.reply);
+}
+
+function admitParsed(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, body: JsonBody, exact: string | null): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  const { cache } = deps;
   const request = validateChatRequest(body.value, body);
   ctx.model = request.model;
   ctx.stream = request.stream;

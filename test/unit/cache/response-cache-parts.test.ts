@@ -67,8 +67,8 @@ describe('the in-memory store', () => {
   it('drops an entry once its TTL has passed', () => {
     const store = new MemoryReplyStore(1_000_000);
     store.set('a', reply(10), 1000, 0);
-    expect(store.get('a', 999)).toBeDefined();
-    expect(store.get('a', 1000)).toBeUndefined();
+    expect(store.get('a', 'acct', 999)).toBeDefined();
+    expect(store.get('a', 'acct', 1000)).toBeUndefined();
     expect(store.bytes).toBe(0);
   });
 
@@ -76,12 +76,12 @@ describe('the in-memory store', () => {
     const store = new MemoryReplyStore(1000);
     store.set('a', reply(300), 60_000, 0);
     store.set('b', reply(300), 60_000, 0);
-    expect(store.get('a', 1)).toBeDefined();
+    expect(store.get('a', 'acct', 1)).toBeDefined();
     store.set('c', reply(300), 60_000, 0);
     expect(store.bytes).toBeLessThanOrEqual(1000);
-    expect(store.get('b', 1)).toBeUndefined();
-    expect(store.get('a', 1)).toBeDefined();
-    expect(store.get('c', 1)).toBeDefined();
+    expect(store.get('b', 'acct', 1)).toBeUndefined();
+    expect(store.get('a', 'acct', 1)).toBeDefined();
+    expect(store.get('c', 'acct', 1)).toBeDefined();
   });
 
   it('does not keep a reply larger than its bound', () => {
