@@ -35,6 +35,11 @@ const COMMANDS: readonly CommandHelp[] = [
     synopsis: 'usage [--account EMAIL] [--days N] [--json]',
     description: 'Requests and tokens per key over the last N days (default 30, UTC), with the total.',
   },
+  {
+    name: 'cache purge',
+    synopsis: 'cache purge (--account EMAIL | --all) [--json]',
+    description: 'Drop cached replies from the response cache on Redis (REDIS_URL): an account\'s, or all.',
+  },
   { name: 'help', synopsis: 'help [COMMAND]', description: 'Show this text (also: --help after any command).' },
   { name: 'version', synopsis: '--version', description: 'Show the version.' },
 ];

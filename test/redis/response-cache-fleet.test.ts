@@ -1,6 +1,11 @@
 // Two instances on one Redis share one response cache: a reply one stored is a hit on the other,
 // JSON and streams, large replies stored deflated; each account is held to its byte cap; purges.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -44,12 +49,14 @@ function post(instance: TestGateway, body: Record<string, unknown>) {
   });
 }
 
+function answerJson(response: ServerResponse): void {
+  calls++;
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ id: 'chatcmpl-up1', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: LONG_TEXT }, finish_reason: 'stop' }] }));
+}
+
 it('serves a JSON reply stored by one instance from the other, deflated when large', async () => {
-  upstream.answer = (response: ServerResponse) => {
-    calls++;
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ id: 'chatcmpl-up1', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: LONG_TEXT }, finish_reason: 'stop' }] }));
-  };
+  upstream.answer = answerJson;
   const [a, b] = instances as [TestGateway, TestGateway];
   const first = await post(a, { seed: 1 });
   expect(first.headers.get('x-munja-cache')).toBe('miss');
@@ -93,4 +100,37 @@ it('holds an account to its byte cap, evicting the entries closest to expiry, an
   expect(await store.purge({ accountId: 'acct_cap' })).toBe(2);
   expect(await store.get('three', 'acct_cap')).toBeUndefined();
   expect(await client.exists('munja:cache:{acct_cap}:bytes')).toBe(0);
+});
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function munja(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(join(ROOT, 'node_modules/.bin/node'), [join(ROOT, 'src/cli/munja.ts'), ...args], { env: { ...process.env, MUNJA_DATA: mkdtempSync(join(tmpdir(), 'munja-cache-cli-')), ...env }, cwd: ROOT }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+    });
+  });
+}
+
+it('munja cache purge drops an account\'s entries, or all', async () => {
+  const entries = () => client.keys('munja:cache:*:entry:*');
+  expect((await entries()).length).toBeGreaterThan(0);
+  const purged = await munja({ REDIS_URL: redis.url }, 'cache', 'purge', '--account', 'test@example.com', '--json');
+  expect(purged, purged.stderr).toMatchObject({ code: 0 });
+  expect(JSON.parse(purged.stdout).purged).toBeGreaterThan(0);
+  expect(await entries()).toEqual([]);
+  upstream.answer = answerJson;
+  const again = await post(instances[0]!, { seed: 1 });
+  expect(again.status, await again.clone().text()).toBe(200);
+  expect(again.headers.get('x-munja-cache')).toBe('miss');
+  await again.text();
+  await expect.poll(async () => (await entries()).length).toBe(1);
+  const all = await munja({ REDIS_URL: redis.url }, 'cache', 'purge', '--all');
+  expect(all.stdout).toContain('Purged 1 cached reply');
+  expect(await client.keys('munja:cache:*')).toEqual([]);
+  const usage = await munja({ REDIS_URL: redis.url }, 'cache', 'purge');
+  expect(usage.code).toBe(2);
+  const embedded = await munja({}, 'cache', 'purge', '--all');
+  expect(embedded.code).toBe(1);
+  expect(embedded.stderr).toContain('REDIS_URL');
 });
