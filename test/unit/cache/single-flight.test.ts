@@ -44,7 +44,7 @@ describe('single flight', () => {
 
   it('does not wait when singleFlightWaitMs is 0', () => {
     const responses = cache(0);
-    responses.lookUp('', principal, request, model, 'chat');
+    expect(responses.lookUp('', principal, request, model, 'chat')).toMatchObject({ kind: 'miss' });
     expect(responses.lookUp('', principal, request, model, 'chat')).toMatchObject({ kind: 'miss' });
   });
 });
