@@ -38,7 +38,8 @@ export function cachedReply(form: ReplyForm, bytes: Buffer, accountId: string, k
     if (valueEnd > valueStart) {
       const id = bytes.subarray(valueStart, valueEnd).toString('latin1');
       idLength = id.length;
-      idPrefixLength = Math.max(id.lastIndexOf('-'), id.lastIndexOf('_')) + 1;
+      // Up to the first separator (`chatcmpl-`, `resp_`): the random part after it may hold more.
+      idPrefixLength = id.search(/[-_]/) + 1;
       idAt = occurrences(bytes, Buffer.from(`"id":"${id}"`), ID_FIELD.length);
     }
   }

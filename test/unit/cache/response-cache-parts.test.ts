@@ -53,6 +53,12 @@ describe('a replayed reply', () => {
     expect(text).toContain('"id":"call_1"');
   });
 
+  it('keeps only the id\'s prefix up to its first separator, however many its random part holds', () => {
+    const reply = cachedReply('json', Buffer.from('{"id":"chatcmpl-ab_cd-efghijklmnopqrstuvwxyz","created":1,"choices":[]}'), 'acct', 'key');
+    const id = JSON.parse(replay(reply, 9).toString()).id as string;
+    expect(id).toMatch(/^chatcmpl-[A-Za-z0-9]{28}$/);
+  });
+
   it('leaves the stored bytes as they were', () => {
     const reply = cachedReply('json', Buffer.from('{"id":"chatcmpl-x1","created":1,"choices":[]}'), 'acct', 'key');
     replay(reply, 9);
