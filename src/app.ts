@@ -12,6 +12,8 @@ import { RetryBudget } from './dispatch/retry-budget.ts';
 import { UpstreamHealth } from './dispatch/upstream-health.ts';
 import { EnginePool } from './engine/engine-pool.ts';
 import { chatCompletions } from './handlers/chat-completions.ts';
+import { ResponseCache } from './cache/response-cache.ts';
+import { RedisReplyStore } from './cache/redis-reply-store.ts';
 import { protocolCompletion } from './protocols/protocol-endpoint.ts';
 import { responsesFront } from './protocols/responses/responses-front.ts';
 import { deleteStoredResponse, readStoredResponse, RESPONSES_PATH_PREFIX } from './protocols/responses/stored-response-routes.ts';
@@ -117,7 +119,10 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience, engines };
   const routes = new RouteChoice(upstreamHealth, inFlight);
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
-  const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, budgets };
+  // With Redis the fleet shares one cache, maxBytes per account; else each process keeps its own.
+  const cache = config.cache.maxBytes === 0 ? null
+    : new ResponseCache(config.cache, config.models, store.redis === null ? undefined : new RedisReplyStore(store.redis, config.cache.maxBytes));
+  const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, budgets, cache };
   const modelDeps = { catalog, auth, anthropicModels: new AnthropicModels(config.models, catalog.createdAt) };
   const storedResponses = new StoredResponses(store, config.responses, logger);
   const responses = responsesFront(storedResponses, logger);

@@ -20,7 +20,24 @@ export async function nginxVersion(): Promise<string | undefined> {
   return output === undefined ? undefined : /nginx\/(\S+)/.exec(output)?.[1];
 }
 
-function config(dir: string, port: number, mockPort: number, fdLimit: number): string {
+/** What nginx serves: a reverse proxy to the mock, or the files of a directory. */
+export type NginxRole = { readonly mockPort: number } | { readonly root: string };
+
+function location(role: NginxRole): string {
+  if ('root' in role) return `location / {
+      root ${role.root};
+      types { application/json json; text/event-stream sse; }
+    }`;
+  return `location / {
+      proxy_pass http://mock;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+    }`;
+}
+
+function config(dir: string, port: number, role: NginxRole, fdLimit: number): string {
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
   return `daemon off;
 master_process on;
@@ -38,33 +55,29 @@ http {
   scgi_temp_path ${dir}/scgi;
   keepalive_requests 10000000;
   keepalive_timeout 75s;
-  upstream mock {
-    server 127.0.0.1:${mockPort};
+  ${'mockPort' in role ? `upstream mock {
+    server 127.0.0.1:${role.mockPort};
     keepalive 256;
     keepalive_requests 10000000;
-  }
+  }` : ''}
   server {
     listen 127.0.0.1:${port} backlog=4096;
-    location / {
-      proxy_pass http://mock;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_buffering off;
-      proxy_request_buffering off;
-    }
+    ${location(role)}
   }
 }
 `;
 }
 
-export async function startNginx(tempDir: string, mockPort: number, cpus: string | undefined, fdLimit: number): Promise<Peer | string> {
+/** `mockPort`: proxies to the mock; or a role (the files of a directory), run from `name`'s directory. */
+export async function startNginx(tempDir: string, mockPort: number | NginxRole, cpus: string | undefined, fdLimit: number, name = 'nginx'): Promise<Peer | string> {
   const version = await nginxVersion();
   if (version === undefined) return 'nginx is not installed (bench/setup.sh installs it: apt-get install nginx-light)';
-  const dir = join(tempDir, 'nginx');
+  const role = typeof mockPort === 'number' ? { mockPort } : mockPort;
+  const dir = join(tempDir, name);
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const path = join(dir, 'nginx.conf');
-  writeFileSync(path, config(dir, port, mockPort, fdLimit));
+  writeFileSync(path, config(dir, port, role, fdLimit));
   const started = startProcess('nginx', 'nginx', ['-c', path, '-e', join(dir, 'error.log')], { stdout: 'ignore', ...(cpus === undefined ? {} : { cpus }) });
   try {
     await waitForPort(port, 10_000, started.exited);

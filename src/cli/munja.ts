@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The operator CLI: `munja serve`, `munja keys …`, `munja accounts …`, `munja usage`, `munja audit`.
+// The operator CLI: `munja serve`, `munja keys …`, `munja accounts …`, `munja usage`, `munja audit`, `munja cache purge`.
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { accountsCommand } from './accounts-command.ts';
+import { cacheCommand } from './cache-command.ts';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, usageError, type CliIo } from './cli-io.ts';
 import { keysCommand } from './keys-command.ts';
 import { usageCommand } from './usage-command.ts';
@@ -32,6 +33,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return usageCommand(rest, io);
     case 'audit':
       return auditCommand(rest, io);
+    case 'cache':
+      return cacheCommand(rest, io);
     case 'serve': {
       if (rest.length > 0) throw usageError(`serve takes no arguments, got '${rest[0]}'; its settings come from the environment`, 'serve');
       const { serve } = await import('../main.ts');

@@ -42,6 +42,11 @@ const COMMANDS: readonly CommandHelp[] = [
     description: "The audit log, newest first (default 50 entries): who changed which account or key, and how.\n"
       + "--actor: an account id, or 'cli'. --action: e.g. key.rotated (docs/admin-api.md lists them).",
   },
+  {
+    name: 'cache purge',
+    synopsis: 'cache purge (--account EMAIL | --all) [--json]',
+    description: 'Drop cached replies from the response cache on Redis (REDIS_URL): an account\'s, or all.',
+  },
   { name: 'help', synopsis: 'help [COMMAND]', description: 'Show this text (also: --help after any command).' },
   { name: 'version', synopsis: '--version', description: 'Show the version.' },
 ];

@@ -1,7 +1,7 @@
 // JSON Schema of the optional config file (MUNJA_CONFIG). Validated once at start with ajv. Every
 // setting carries its description and, where it is a constant, its default (from default-config.ts):
 // docs/configuration.md's reference is generated from them (config-reference.ts).
-import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_SIGNALS, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
+import { DEFAULT_BUDGET_CURRENCY, DEFAULT_CACHE, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_SIGNALS, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
 
 const positiveInt = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 const nonNegativeInt = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
@@ -90,6 +90,28 @@ const model = {
         contentParts: setting({ type: 'boolean' }, 'Message content as text and image parts.', MODEL_FILE_DEFAULTS.supports.contentParts),
       },
     },
+    cache: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The response cache for this model (off without it; `x-munja-cache: on` turns it on for one request).',
+      properties: {
+        enabled: setting({ type: 'boolean' }, 'Cache this model\'s replies.', true),
+        ttlSeconds: setting({ type: 'integer', minimum: 1, maximum: 30 * 86_400 }, 'How long a cached reply is served.', DEFAULT_CACHE_TTL_SECONDS),
+        deterministicOnly: setting({ type: 'boolean' }, 'Cache only requests the model answers the same way each time (`temperature: 0`, or a `seed`).', true),
+      },
+    },
+  },
+} as const;
+
+/** `cache`: the response cache's bounds (cache-config.ts reads the same bounds for the environment). */
+export const CACHE_FILE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'The response cache: exact-match replies of deterministic requests, per account.',
+  properties: {
+    maxBytes: setting({ type: 'integer', minimum: 0, maximum: 2 ** 40 }, 'Bytes the cache may hold: in memory per process, or with Redis per account (`MUNJA_CACHE_MAX_BYTES` wins; 0 turns the cache off).', DEFAULT_CACHE.maxBytes),
+    maxEntryBytes: setting({ type: 'integer', minimum: 1024, maximum: 64 * 1024 * 1024 }, 'The largest reply that is kept.', DEFAULT_CACHE.maxEntryBytes),
+    singleFlightWaitMs: setting({ type: 'integer', minimum: 0, maximum: 600_000 }, 'How long identical requests wait for the first one\'s reply before calling on their own, in ms.', DEFAULT_CACHE.singleFlightWaitMs),
   },
 } as const;
 
@@ -264,6 +286,7 @@ export const CONFIG_FILE_SCHEMA = {
       },
     },
     responses: RESPONSES_FILE_SCHEMA,
+    cache: CACHE_FILE_SCHEMA,
     defaultModels: setting({ type: 'boolean' }, 'Keep the five default models beside the file\'s (`false`: serve only the file\'s).', true),
     models: {
       type: 'object',
@@ -303,6 +326,7 @@ export interface ModelFile {
   supports?: { tools?: boolean; responseFormat?: boolean; contentParts?: boolean };
   /** Per million tokens, in `budgets.currency`. */
   price?: { input: number; output: number; cachedInput?: number };
+  cache?: { enabled?: boolean; ttlSeconds?: number; deterministicOnly?: boolean };
 }
 export type BudgetFile = { amount: number; period: 'day' | 'month' | 'total' } | null;
 export interface DashboardFile {
@@ -338,6 +362,7 @@ export interface ConfigFile {
   budgets?: { currency?: string; key?: BudgetFile; account?: BudgetFile; keys?: Record<string, BudgetFile>; accounts?: Record<string, BudgetFile> };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
   responses?: { ttlSeconds?: number; maxStoredBytesPerAccount?: number };
+  cache?: { maxBytes?: number; maxEntryBytes?: number; singleFlightWaitMs?: number };
   /** With `models`: false serves only those; true (the default) keeps the default models they do not replace. */
   defaultModels?: boolean;
   models?: Record<string, ModelFile>;

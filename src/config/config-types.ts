@@ -110,6 +110,25 @@ export interface ModelConfig {
   readonly target: ModelTarget;
   /** Per million tokens, in `budgets.currency`; absent or null: the model costs nothing. */
   readonly price?: ModelPrice | null;
+  /** The response cache for this model; null: only a request's `x-munja-cache: on` turns it on. */
+  readonly cache?: ModelCacheConfig | null;
+}
+
+export interface ModelCacheConfig {
+  readonly enabled: boolean;
+  readonly ttlSeconds: number;
+  /** Cache only requests the model answers the same way each time (`temperature: 0`, or a `seed`). */
+  readonly deterministicOnly: boolean;
+}
+
+/** The response cache's bounds (the file's `cache`). */
+export interface CacheConfig {
+  /** Bytes the in-memory cache holds in this process, or each account holds in Redis; 0 turns the cache off. */
+  readonly maxBytes: number;
+  /** The largest reply stored; a larger one is served but not kept. */
+  readonly maxEntryBytes: number;
+  /** How long an identical request waits for the first one's answer before calling on its own. */
+  readonly singleFlightWaitMs: number;
 }
 
 export interface ModelPrice {
@@ -333,6 +352,7 @@ export interface Config {
   readonly mcpAllowedOrigins: readonly string[];
   readonly dashboard: DashboardConfig;
   readonly responses: ResponsesConfig;
+  readonly cache: CacheConfig;
   readonly upstream: UpstreamTimeouts;
   readonly resilience: ResilienceConfig;
   readonly engineSignals: EngineSignalsConfig;

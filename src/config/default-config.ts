@@ -51,6 +51,15 @@ export const DEFAULT_RESPONSES = {
   maxStoredBytesPerAccount: 256 * 1024 * 1024,
 } as const;
 
+// A model's cached replies live ten minutes unless its config says otherwise. 256 MiB holds tens
+// of thousands of typical replies; 8 MiB per reply keeps one long stream from evicting the rest.
+export const DEFAULT_CACHE_TTL_SECONDS = 600;
+export const DEFAULT_CACHE = {
+  maxBytes: 256 * 1024 * 1024,
+  maxEntryBytes: 8 * 1024 * 1024,
+  singleFlightWaitMs: 30_000,
+} as const;
+
 /**
  * The longest one local-engine task may run on its thread. The slowest legitimate task at the
  * defaults takes well under a second (a distinct 64 KiB schema compiles in ~0.3-0.6 s; a prompt at

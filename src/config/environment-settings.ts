@@ -28,5 +28,6 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   { name: 'MUNJA_INSECURE_COOKIES', fallback: '0', purpose: '1: the dashboard cookie works over plain HTTP off localhost (development only)' },
   { name: 'MUNJA_RESPONSES_TTL_SECONDS', fallback: '2592000, 30 days', purpose: 'how long a stored response is kept (or responses.ttlSeconds)' },
   { name: 'MUNJA_RESPONSES_MAX_STORED_BYTES', fallback: '268435456, 256 MiB', purpose: 'stored response bytes one account may hold (or responses.maxStoredBytesPerAccount)' },
+  { name: 'MUNJA_CACHE_MAX_BYTES', fallback: '268435456, 256 MiB', purpose: 'response-cache bytes this process holds (0: no cache; or cache.maxBytes)' },
   { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', fallback: 'none', purpose: 'turns tracing on: spans go to this OTLP/HTTP endpoint' },
 ];

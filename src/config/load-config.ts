@@ -17,6 +17,7 @@ import { tlsFrom } from './tls-config.ts';
 import { checkUpstreamBaseUrl } from './upstream-base-url.ts';
 import { metricsFrom } from './metrics-config.ts';
 import { responsesFrom } from './responses-config.ts';
+import { cacheFrom, modelCacheFrom } from './cache-config.ts';
 import { tracingFrom } from './tracing-config.ts';
 import { toMicros } from '../budget/price.ts';
 
@@ -47,7 +48,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigFile | null 
   // The dashboard throttles by the same client address as the rest of the server.
   const dashboard = { ...dashboardConfig(file.server?.dashboard, env), trustProxy: config.trustProxy };
   const responses = responsesFrom(file.responses, env);
-  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard, responses });
+  const cache = cacheFrom(file.cache, env);
+  return deepFreeze({ ...config, tls: tlsFrom(env), metrics: metricsFrom(env), tracing: tracingFrom(env), dashboard, responses, cache });
 }
 
 /**
@@ -152,7 +154,7 @@ interface Basics {
   keptDefaultModels: readonly string[];
 }
 
-function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'responses' | 'tls' | 'metrics' | 'tracing'> {
+function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard' | 'responses' | 'cache' | 'tls' | 'metrics' | 'tracing'> {
   const models = buildModels(file.models ?? {});
   const maxBodyBytes = file.server?.maxBodyBytes ?? DEFAULT_SERVER.maxBodyBytes;
   const maxBufferedBodyBytes = file.server?.maxBufferedBodyBytes ?? DEFAULT_SERVER.maxBufferedBodyBytes;
@@ -251,6 +253,7 @@ function buildModel(id: string, file: ModelFile, ids: Set<string>): ModelConfig 
     supports: buildSupport(where, file),
     target: buildTarget(where, id, file, ids),
     price: file.price === undefined ? null : { input: file.price.input, output: file.price.output, cachedInput: file.price.cachedInput ?? file.price.input },
+    cache: modelCacheFrom(file.cache),
   };
 }
 

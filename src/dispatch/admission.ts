@@ -7,7 +7,7 @@ import type { ModelConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { RequestTrace } from '../observability/request-trace.ts';
 import type { ModelCatalog, ResolvedModel } from '../models/model-catalog.ts';
-import type { Lease, LimitDecision } from '../ratelimit/limiter.ts';
+import type { Lease, LimitDecision, RateLimitState } from '../ratelimit/limiter.ts';
 import { rateLimitError } from '../ratelimit/rate-limit-headers.ts';
 import { estimatePromptTokens, MAX_CHARS_PER_TOKEN } from '../tokens/estimate-tokens.ts';
 import { promptTextLength } from '../tokens/token-pool.ts';
@@ -164,4 +164,33 @@ function checkMaxTokens(request: ChatRequest, model: ModelConfig): number | null
     });
   }
   return maxTokens;
+}
+
+/**
+ * A request answered from the response cache: the model must be one the key may use, and the
+ * rate limiter counts it as one request with no tokens (the documented policy). Its lease is
+ * settled at once and its usage recorded as a request with no tokens. Returns the limiter's numbers
+ * for the x-ratelimit-* headers.
+ */
+export function admitCacheHit(deps: CompletionServiceDeps, principal: Principal): RateLimitState | Promise<RateLimitState> {
+  const decided = deps.limiter.tryAcquire(principal, 0);
+  if (decided !== null) return settledHit(deps, principal, decided);
+  return deps.limiter.acquire(principal, 0).then((decision) => settledHit(deps, principal, decision));
+}
+
+function settledHit(deps: CompletionServiceDeps, principal: Principal, decision: LimitDecision): RateLimitState {
+  const { lease } = decision;
+  if (!decision.allowed || lease === null) throw rateLimitError(decision, 0);
+  // Copied: the limiter may answer its next call with the same object.
+  const state: RateLimitState = {
+    requestsLimit: decision.requestsLimit,
+    requestsRemaining: decision.requestsRemaining,
+    requestsResetMs: decision.requestsResetMs,
+    tokensLimit: decision.tokensLimit,
+    tokensRemaining: decision.tokensRemaining,
+    tokensResetMs: decision.tokensResetMs,
+  };
+  void deps.limiter.settle(lease, 0);
+  deps.usage.record(principal.keyId, 0, 0);
+  return state;
 }

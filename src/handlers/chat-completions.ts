@@ -2,6 +2,8 @@
 // service. The key comes first: a request without a valid one is refused before its body is read.
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import type { Config } from '../config/config-types.ts';
+import type { CacheLookup, ExactHit, ResponseCache } from '../cache/response-cache.ts';
+import { answerFromCache, CACHE_BYPASS, CACHE_MISS, exactKeyOf, lookUpCache } from '../cache/cache-answer.ts';
 import { admitCompletion } from '../dispatch/admission.ts';
 import type { AdmittedCompletion, CompletionAnswer, CompletionServiceDeps } from '../dispatch/admitted-completion.ts';
 import type { CompletionOutcome } from '../dispatch/dispatch.ts';
@@ -11,12 +13,16 @@ import { type Body, type BodyConsumer, BodyReader } from '../http/body-reader.ts
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
 import { ENDS_LATER, type HandlerResult } from '../http/router.ts';
+import type { ChatRequest } from '../validation/chat-request.ts';
+import type { JsonBody } from '../validation/json-body.ts';
 import { parseJsonRequest } from '../validation/parse-json-body.ts';
 import { validateChatRequest } from '../validation/validate-chat-request.ts';
 
 export interface ChatCompletionsDeps extends CompletionServiceDeps {
   readonly config: Config;
   readonly auth: Authenticator;
+  /** The response cache; null when it is off (cache.maxBytes 0). */
+  readonly cache: ResponseCache | null;
 }
 
 /**
@@ -75,17 +81,64 @@ class LateAdmission implements BodyConsumer {
  * by uWS (BodyReader.readThen), and the frames that await the completion do not hold them.
  */
 function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Body): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
-  const body = parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth });
+  // Without a model that caches or the request's header, the cache costs one check.
+  const { cache } = deps;
+  const exact = cache !== null && (cache.anyModel || ctx.cacheHeader !== '') ? exactKeyOf(cache, ctx, principal, bytes) : null;
+  if (exact !== null) {
+    const hit = cache!.exactHit(exact, principal);
+    if (hit instanceof Promise) {
+      // The bytes may be lent by uWS: parsed now, before waiting for the store.
+      const body = parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth });
+      return hit.then((found) => (found === undefined ? admitParsed(deps, ctx, principal, body, exact) : answerExact(deps, ctx, principal, found)));
+    }
+    if (hit !== undefined) return answerExact(deps, ctx, principal, hit);
+  }
+  return admitParsed(deps, ctx, principal, parseJsonRequest(bytes, { maxDepth: deps.config.maxJsonDepth }), exact);
+}
+
+function answerExact(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, hit: ExactHit): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  ctx.model = hit.model;
+  ctx.stream = hit.stream;
+  return answerFromCache(deps, ctx, principal, hit.reply);
+}
+
+function admitParsed(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, body: JsonBody, exact: string | null): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  const { cache } = deps;
   const request = validateChatRequest(body.value, body);
   ctx.model = request.model;
   ctx.stream = request.stream;
   const { trace } = ctx;
   if (trace?.capturesContent) trace.recordInput(request.body.messages);
+  if (cache !== null && (cache.anyModel || ctx.cacheHeader !== '')) {
+    const lookup = lookUpCache(cache, deps.catalog, ctx, principal, request, 'chat', exact);
+    if (lookup !== null) return lookup instanceof Promise ? lookup.then((found) => cached(deps, ctx, principal, request, found)) : cached(deps, ctx, principal, request, lookup);
+  }
   const admitted = admitCompletion(deps, principal, request, trace);
-  return admitted instanceof Promise ? admitted.then((ready) => complete(deps, ctx, ready)) : complete(deps, ctx, admitted);
+  return admitted instanceof Promise ? admitted.then((ready) => complete(deps, ctx, ready, null)) : complete(deps, ctx, admitted, null);
 }
 
-function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion): typeof ENDS_LATER {
+/** A request the cache looked at: a hit is answered from it, a miss or a bypass runs (a miss's reply is kept). */
+function cached(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, request: ChatRequest, lookup: CacheLookup): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  if (lookup.kind === 'hit') return answerFromCache(deps, ctx, principal, lookup.reply);
+  const status = lookup.kind === 'miss' ? CACHE_MISS : CACHE_BYPASS;
+  if (lookup.kind === 'miss') ctx.cacheFill = lookup.fill;
+  try {
+    const admitted = admitCompletion(deps, principal, request, ctx.trace);
+    if (!(admitted instanceof Promise)) return complete(deps, ctx, admitted, status);
+    return admitted.then((ready) => complete(deps, ctx, ready, status), (error: unknown) => abandonFill(ctx, error));
+  } catch (error) {
+    return abandonFill(ctx, error);
+  }
+}
+
+/** A miss refused before it ran: requests waiting for its reply go on their own. */
+function abandonFill(ctx: RequestContext, error: unknown): never {
+  ctx.cacheFill?.abandon();
+  throw error;
+}
+
+function complete(deps: ChatCompletionsDeps, ctx: RequestContext, admitted: AdmittedCompletion, cacheStatus: Readonly<Record<string, string>> | null): typeof ENDS_LATER {
+  if (cacheStatus !== null) admitted.headers = { ...admitted.headers, ...cacheStatus };
   ctx.promptTokens = admitted.promptTokens;
   ctx.rateLimits = admitted;
   const { trace } = ctx;
@@ -108,9 +161,14 @@ const HTTP_ANSWER: CompletionAnswer = {
       if (ctx.trace?.capturesContent && body != null) ctx.trace.recordOutput(body.choices);
       if (bytes != null || body != null) {
         const headers = isEmpty(outcome.headers) ? run.headers : { ...run.headers, ...outcome.headers };
-        send(ctx, 200, bytes ?? JSON.stringify(body), headers);
+        const reply = bytes ?? JSON.stringify(body);
+        send(ctx, 200, reply, headers);
+        ctx.cacheFill?.finishJson(reply);
+      } else {
+        ctx.cacheFill?.finishStream(ctx);
       }
     } catch (error) {
+      ctx.cacheFill?.abandon();
       return ctx.end(error);
     }
     ctx.end();
@@ -118,6 +176,7 @@ const HTTP_ANSWER: CompletionAnswer = {
 
   refused(run: AdmittedCompletion, error: unknown): void {
     const ctx = left(run);
+    ctx.cacheFill?.abandon();
     // Nothing was served, so nothing is billed: the log line and the token metric agree with usage.
     ctx.promptTokens = 0;
     ctx.end(error);

@@ -99,6 +99,18 @@ export interface AnthropicHeaders {
 /** An endpoint's own shape for error bodies; the API's (`{error:{message,type,param,code}}`) when none is set. */
 export type ErrorFormat = (error: ApiError, requestId: string) => string;
 
+/**
+ * The response cache's record of a request's reply, on a miss it will keep (cache/cache-fill.ts
+ * implements it): a stream's events as written (streaming/recording-sink.ts), then how it ended.
+ */
+export interface ReplyRecorder {
+  record(events: string | Uint8Array): void;
+  streamEnded(): void;
+  finishJson(reply: Uint8Array | string): void;
+  finishStream(end: { readonly aborted: boolean; readonly errorCode: string | null }): void;
+  abandon(): void;
+}
+
 /** How a stream of another protocol ends when it fails after it opened (streaming/stream-translator.ts implements it). */
 export interface StreamEnding {
   /** The events that end the stream, in its protocol's shape. */
@@ -152,6 +164,10 @@ export class RequestContext implements Abortable, RequestRecord {
   readonly authorization: string;
   readonly contentType: string;
   readonly contentLength: string;
+  /** The x-munja-cache header ('' without one): the response cache's per-request switch. */
+  readonly cacheHeader: string;
+  /** The response cache's record of this request's reply, on a miss it will store; null otherwise. */
+  cacheFill: ReplyRecorder | null = null;
   /** The request carries a body (a non-zero Content-Length, or Transfer-Encoding). */
   readonly hasBody: boolean;
   /** Where the body ends is ambiguous (framing.ts): the request is refused. */
@@ -223,6 +239,7 @@ export class RequestContext implements Abortable, RequestRecord {
     this.authorization = head.authorization;
     this.contentType = head.contentType;
     this.contentLength = head.contentLength;
+    this.cacheHeader = head.cache;
     this.hasBody = head.contentLength === '' ? head.transferEncoding !== '' : head.contentLength !== '0';
     this.ambiguousFraming = ambiguousFraming(head);
     const peer = peerAddress(res);

@@ -11,6 +11,8 @@ export interface RequestHead {
   readonly transferEncoding: string;
   /** Read only when the client address is taken from it (server.trustProxy); '' otherwise. */
   readonly forwardedFor: string;
+  /** x-munja-cache (the response cache's per-request switch); '' when absent or the head was not walked. */
+  readonly cache: string;
   /** Content-Length and Transfer-Encoding lines; 0 when the head was not walked (no body header). */
   readonly contentLengths: number;
   readonly transferEncodings: number;
@@ -22,6 +24,7 @@ const head = {
   contentLength: '',
   transferEncoding: '',
   forwardedFor: '',
+  cache: '',
   contentLengths: 0,
   transferEncodings: 0,
   // The first line of a repeated header is its value, as getHeader() gives it.
@@ -48,6 +51,9 @@ function takeHeader(name: string, value: string): void {
     case 'x-forwarded-for':
       if (head.forwardedFors++ === 0) head.forwardedFor = value;
       break;
+    case 'x-munja-cache':
+      head.cache = value;
+      break;
   }
 }
 
@@ -61,6 +67,7 @@ export function readRequestHead(req: HttpRequest, expectsBody: boolean, trustPro
   head.contentLength = '';
   head.transferEncoding = '';
   head.forwardedFor = '';
+  head.cache = '';
   head.contentLengths = 0;
   head.transferEncodings = 0;
   head.authorizations = 0;

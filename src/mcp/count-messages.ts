@@ -1,6 +1,6 @@
 // Every /mcp message counts against the key's request rate, as every /v1 request does: otherwise
 // a key with its quota spent could go on making the server list tools and answer pings without
-// end. A chat_completion call is counted when the completion is admitted (completion-service.ts),
+// end. A chat_completion call is counted when the completion is admitted (dispatch/admission.ts),
 // so it is not counted twice. Batches are capped: one POST cannot carry unbounded work.
 import type { Principal } from '../auth/authenticator.ts';
 import { ApiError } from '../errors/api-error.ts';

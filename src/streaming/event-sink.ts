@@ -2,6 +2,7 @@
 // request's stream translator (another protocol's events). The engine and the upstream relay
 // write chat events to it either way, with the same backpressure.
 import type { RequestContext } from '../http/request-context.ts';
+import { RecordingSink } from './recording-sink.ts';
 import { SseWriter } from './sse-writer.ts';
 import type { StreamTranslator } from './stream-translator.ts';
 import { TranslatingSink } from './translating-sink.ts';
@@ -19,6 +20,7 @@ export interface EventSink {
 
 /** `translator`: the stream is of another protocol (and `ctx.streamEnding` is it, for failures); null for chat. */
 export function openEventSink(ctx: RequestContext, translator: StreamTranslator | null): EventSink {
-  const writer = new SseWriter(ctx);
+  // A reply the response cache will keep is recorded as the client gets it (after any translation).
+  const writer = ctx.cacheFill === null ? new SseWriter(ctx) : new RecordingSink(new SseWriter(ctx), ctx.cacheFill);
   return translator === null ? writer : new TranslatingSink(writer, translator);
 }

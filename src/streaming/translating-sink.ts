@@ -5,7 +5,6 @@
 // the translator makes is written as bytes (event-bytes.ts).
 import { type EventBytes, sharedEventBytes } from './event-bytes.ts';
 import type { EventSink } from './event-sink.ts';
-import type { SseWriter } from './sse-writer.ts';
 import type { ChatChunk, StreamTranslator } from './stream-translator.ts';
 import { onlyText, TextShape } from './text-shape.ts';
 
@@ -13,14 +12,14 @@ const decoder = new TextDecoder();
 const LINE_FEED = 10;
 
 export class TranslatingSink implements EventSink {
-  readonly #writer: SseWriter;
+  readonly #writer: EventSink;
   readonly #translator: StreamTranslator;
   /** How this stream's text chunks look, once learned from one; see TextShape. */
   #shape: TextShape | null = null;
   /** A server whose chunks keep changing shape is not learned from forever. */
   #shapesLeft = 4;
 
-  constructor(writer: SseWriter, translator: StreamTranslator) {
+  constructor(writer: EventSink, translator: StreamTranslator) {
     this.#writer = writer;
     this.#translator = translator;
   }

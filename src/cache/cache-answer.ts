@@ -1,0 +1,57 @@
+// The response cache on a request's path: what it does for the request, and a hit's answer. A hit
+// is the stored bytes with a fresh id and `created`, sent at once: a JSON body, or the whole stream
+// in one write; the rate limiter counts it as one request with no tokens, and usage records it so.
+import type { Principal } from '../auth/authenticator.ts';
+import { admitCacheHit, resolveModel } from '../dispatch/admission.ts';
+import type { CompletionServiceDeps } from '../dispatch/admitted-completion.ts';
+import type { RequestContext } from '../http/request-context.ts';
+import { send } from '../http/respond.ts';
+import { ENDS_LATER } from '../http/router.ts';
+import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { RateLimitState } from '../ratelimit/limiter.ts';
+import { SseWriter } from '../streaming/sse-writer.ts';
+import type { ChatRequest } from '../validation/chat-request.ts';
+import { type CachedReply, replay } from './cached-reply.ts';
+import { cacheDirective, type CacheLookup, type ResponseCache } from './response-cache.ts';
+
+export const CACHE_HIT: Readonly<Record<string, string>> = Object.freeze({ 'x-munja-cache': 'hit' });
+export const CACHE_MISS: Readonly<Record<string, string>> = Object.freeze({ 'x-munja-cache': 'miss' });
+export const CACHE_BYPASS: Readonly<Record<string, string>> = Object.freeze({ 'x-munja-cache': 'bypass' });
+
+/**
+ * What the cache does for `request` (see ResponseCache.lookUp); null when nothing. The model is
+ * resolved and checked against the key first, so a key never gets a reply for a model it may not use.
+ */
+export function lookUpCache(cache: ResponseCache, catalog: ModelCatalog, ctx: RequestContext, principal: Principal, request: ChatRequest, protocol: string, exact: string | null): CacheLookup | Promise<CacheLookup> | null {
+  const directive = cacheDirective(ctx.cacheHeader);
+  const resolved = resolveModel(catalog, principal, request.model);
+  const model = catalog.describe(resolved.publicId);
+  if (model === undefined) return null;
+  return cache.lookUp(directive, principal, request, model, protocol, exact);
+}
+
+/**
+ * The key of the request's exact bytes when the cache may answer it by them (no header, or `on`),
+ * else null. The bytes of a request seen before are answered from the cache without being parsed
+ * (ResponseCache.exactHit): they were validated when first seen.
+ */
+export function exactKeyOf(cache: ResponseCache, ctx: RequestContext, principal: Principal, bytes: Uint8Array | ArrayBuffer): string | null {
+  const header = ctx.cacheHeader;
+  return header === '' || header === 'on' ? cache.exactKey(principal.accountId, header, bytes) : null;
+}
+
+/** Answers `ctx` with a cached reply, once the rate limiter has counted it. */
+export function answerFromCache(deps: CompletionServiceDeps, ctx: RequestContext, principal: Principal, reply: CachedReply): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  const limits = admitCacheHit(deps, principal);
+  return limits instanceof Promise ? limits.then((state) => sendReply(ctx, state, reply)) : sendReply(ctx, limits, reply);
+}
+
+function sendReply(ctx: RequestContext, limits: RateLimitState, reply: CachedReply): typeof ENDS_LATER {
+  ctx.rateLimits = limits;
+  ctx.promptTokens = 0;
+  const bytes = replay(reply);
+  if (reply.form === 'json') send(ctx, 200, bytes, CACHE_HIT);
+  else new SseWriter(ctx).end('', bytes, CACHE_HIT);
+  ctx.end();
+  return ENDS_LATER;
+}

@@ -1,0 +1,100 @@
+// A reply as it was sent, kept as bytes with where its `id` and `created` values sit, so that a
+// hit is one copy and a few byte writes: no JSON is parsed or made. The values are found once, when
+// the reply is stored: the first `"id":"…"` names the completion, and each later `"id":"<that id>"`
+// (every chunk of a stream) is patched; tool-call ids are other values and stay as they were.
+import { randomFillSync } from 'node:crypto';
+
+export type ReplyForm = 'json' | 'stream';
+
+export interface CachedReply {
+  readonly form: ReplyForm;
+  readonly bytes: Buffer;
+  /** Where each copy of the completion's id starts in `bytes`. */
+  readonly idAt: readonly number[];
+  /** The id's characters kept on replay (`chatcmpl-`), then random ones up to its length. */
+  readonly idPrefixLength: number;
+  readonly idLength: number;
+  /** Where each `created` value starts; its length is `createdLength`. */
+  readonly createdAt: readonly number[];
+  readonly createdLength: number;
+  /** The account and key whose request filled it: purges pick entries by them. */
+  readonly accountId: string;
+  readonly keyId: string;
+}
+
+const ID_FIELD = Buffer.from('"id":"');
+const CREATED_FIELD = Buffer.from('"created":');
+const QUOTE = 0x22;
+
+/** The reply's bytes with its id and created values located. */
+export function cachedReply(form: ReplyForm, bytes: Buffer, accountId: string, keyId: string): CachedReply {
+  const idStart = bytes.indexOf(ID_FIELD);
+  let idAt: number[] = [];
+  let idLength = 0;
+  let idPrefixLength = 0;
+  if (idStart >= 0) {
+    const valueStart = idStart + ID_FIELD.length;
+    const valueEnd = bytes.indexOf(QUOTE, valueStart);
+    if (valueEnd > valueStart) {
+      const id = bytes.subarray(valueStart, valueEnd).toString('latin1');
+      idLength = id.length;
+      // Up to the first separator (`chatcmpl-`, `resp_`): the random part after it may hold more.
+      idPrefixLength = id.search(/[-_]/) + 1;
+      idAt = occurrences(bytes, Buffer.from(`"id":"${id}"`), ID_FIELD.length);
+    }
+  }
+  let createdAt: number[] = [];
+  let createdLength = 0;
+  const createdStart = bytes.indexOf(CREATED_FIELD);
+  if (createdStart >= 0) {
+    const valueStart = createdStart + CREATED_FIELD.length;
+    let valueEnd = valueStart;
+    while (valueEnd < bytes.length && bytes[valueEnd]! >= 0x30 && bytes[valueEnd]! <= 0x39) valueEnd++;
+    createdLength = valueEnd - valueStart;
+    if (createdLength > 0) {
+      const field = Buffer.concat([CREATED_FIELD, bytes.subarray(valueStart, valueEnd)]);
+      createdAt = occurrences(bytes, field, CREATED_FIELD.length).filter((at) => !isDigit(bytes[at + createdLength]));
+    }
+  }
+  return { form, bytes, idAt, idPrefixLength, idLength, createdAt, createdLength, accountId, keyId };
+}
+
+/** A copy of the reply with a fresh id and `created` (now). */
+export function replay(reply: CachedReply, nowSeconds = Math.floor(Date.now() / 1000)): Buffer {
+  const out = Buffer.allocUnsafe(reply.bytes.length);
+  reply.bytes.copy(out);
+  const randomLength = reply.idLength - reply.idPrefixLength;
+  if (reply.idAt.length > 0 && randomLength > 0) {
+    const fresh = randomIdTail(randomLength);
+    for (const at of reply.idAt) fresh.copy(out, at + reply.idPrefixLength);
+  }
+  const created = String(nowSeconds);
+  // A `created` of another width (not before the year 2286) is left as it was.
+  if (created.length === reply.createdLength) for (const at of reply.createdAt) out.write(created, at, 'latin1');
+  return out;
+}
+
+/** Where each copy of `field` starts, plus `skip` (the start of its value). */
+function occurrences(bytes: Buffer, field: Buffer, skip: number): number[] {
+  const found: number[] = [];
+  for (let at = bytes.indexOf(field); at >= 0; at = bytes.indexOf(field, at + field.length)) found.push(at + skip);
+  return found;
+}
+
+function isDigit(byte: number | undefined): boolean {
+  return byte !== undefined && byte >= 0x30 && byte <= 0x39;
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomIdTail(length: number): Buffer {
+  const tail = Buffer.allocUnsafe(length);
+  randomFillSync(tail);
+  for (let index = 0; index < length; index++) tail[index] = ALPHABET.charCodeAt(tail[index]! % ALPHABET.length);
+  return tail;
+}
+
+/** The bytes a reply adds to its store, for the byte caps. */
+export function replySize(reply: CachedReply): number {
+  return reply.bytes.length + 8 * (reply.idAt.length + reply.createdAt.length) + 128;
+}

@@ -1,0 +1,111 @@
+// The response cache's parts: the key's normalisation, a reply's replay with a fresh id and
+// created, and the in-memory store's TTL, byte bound and purges.
+import { describe, expect, it } from 'vitest';
+import { cacheKey, normalisedBody } from '../../../src/cache/cache-key.ts';
+import { cachedReply, replay } from '../../../src/cache/cached-reply.ts';
+import { MemoryReplyStore } from '../../../src/cache/memory-reply-store.ts';
+
+const BASE = { accountId: 'acct_1', protocol: 'chat', model: 'm', form: 'json' } as const;
+const MESSAGES = [{ role: 'user', content: 'hi' }];
+
+describe('the cache key', () => {
+  it('ignores field order, defaults, nulls and delivery fields', () => {
+    const plain = cacheKey({ ...BASE, body: { model: 'm', messages: MESSAGES, temperature: 0 } });
+    expect(cacheKey({ ...BASE, body: { temperature: 0, messages: [{ content: 'hi', role: 'user' }], model: 'm', top_p: 1, n: 1, seed: null, user: 'u', stream: false } })).toBe(plain);
+  });
+
+  it('tells apart accounts, protocols, models, forms and anything the answer depends on', () => {
+    const body = { model: 'm', messages: MESSAGES, temperature: 0 };
+    const keys = new Set([
+      cacheKey({ ...BASE, body }),
+      cacheKey({ ...BASE, accountId: 'acct_2', body }),
+      cacheKey({ ...BASE, protocol: 'responses', body }),
+      cacheKey({ ...BASE, model: 'other', body }),
+      cacheKey({ ...BASE, form: 'stream', body }),
+      cacheKey({ ...BASE, body: { ...body, seed: 1 } }),
+      cacheKey({ ...BASE, body: { ...body, messages: [{ role: 'user', content: 'hi!' }] } }),
+      cacheKey({ ...BASE, body: { ...body, max_tokens: 5 } }),
+    ]);
+    expect(keys.size).toBe(8);
+  });
+
+  it('reads max_completion_tokens as max_tokens', () => {
+    expect(normalisedBody({ max_completion_tokens: 5 })).toBe(normalisedBody({ max_tokens: 5 }));
+  });
+});
+
+describe('a replayed reply', () => {
+  const STREAM = [
+    'data: {"id":"chatcmpl-abcdefghijklmnopqrstuvwx","object":"chat.completion.chunk","created":1700000000,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}]}}]}\n\n',
+    'data: {"id":"chatcmpl-abcdefghijklmnopqrstuvwx","object":"chat.completion.chunk","created":1700000000,"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n',
+    'data: [DONE]\n\n',
+  ].join('');
+
+  it('has a fresh id of the same shape in every event, and now as created; the rest unchanged', () => {
+    const reply = cachedReply('stream', Buffer.from(STREAM), 'acct', 'key');
+    const text = replay(reply, 1800000000).toString();
+    const ids = [...text.matchAll(/"id":"(chatcmpl-[^"]+)"/g)].map((match) => match[1]);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[0]).not.toBe('chatcmpl-abcdefghijklmnopqrstuvwx');
+    expect(ids[0]).toMatch(/^chatcmpl-[A-Za-z0-9]{24}$/);
+    expect(text.replaceAll(ids[0]!, 'chatcmpl-abcdefghijklmnopqrstuvwx').replaceAll('1800000000', '1700000000')).toBe(STREAM);
+    expect(text).toContain('"id":"call_1"');
+  });
+
+  it('keeps only the id\'s prefix up to its first separator, however many its random part holds', () => {
+    const reply = cachedReply('json', Buffer.from('{"id":"chatcmpl-ab_cd-efghijklmnopqrstuvwxyz","created":1,"choices":[]}'), 'acct', 'key');
+    const id = JSON.parse(replay(reply, 9).toString()).id as string;
+    expect(id).toMatch(/^chatcmpl-[A-Za-z0-9]{28}$/);
+  });
+
+  it('leaves the stored bytes as they were', () => {
+    const reply = cachedReply('json', Buffer.from('{"id":"chatcmpl-x1","created":1,"choices":[]}'), 'acct', 'key');
+    replay(reply, 9);
+    expect(reply.bytes.toString()).toBe('{"id":"chatcmpl-x1","created":1,"choices":[]}');
+    expect(replay(reply, 9).toString()).toMatch(/^\{"id":"chatcmpl-[A-Za-z0-9]{2}","created":9,"choices":\[\]\}$/);
+  });
+});
+
+describe('the in-memory store', () => {
+  const reply = (size: number, accountId = 'acct', keyId = 'key') => cachedReply('json', Buffer.alloc(size, 0x61), accountId, keyId);
+
+  it('drops an entry once its TTL has passed', () => {
+    const store = new MemoryReplyStore(1_000_000);
+    store.set('a', reply(10), 1000, 0);
+    expect(store.get('a', 'acct', 999)).toBeDefined();
+    expect(store.get('a', 'acct', 1000)).toBeUndefined();
+    expect(store.bytes).toBe(0);
+  });
+
+  it('stays within its bytes, evicting the least recently used first', () => {
+    const store = new MemoryReplyStore(1000);
+    store.set('a', reply(300), 60_000, 0);
+    store.set('b', reply(300), 60_000, 0);
+    expect(store.get('a', 'acct', 1)).toBeDefined();
+    store.set('c', reply(300), 60_000, 0);
+    expect(store.bytes).toBeLessThanOrEqual(1000);
+    expect(store.get('b', 'acct', 1)).toBeUndefined();
+    expect(store.get('a', 'acct', 1)).toBeDefined();
+    expect(store.get('c', 'acct', 1)).toBeDefined();
+  });
+
+  it('does not keep a reply larger than its bound', () => {
+    const store = new MemoryReplyStore(100);
+    store.set('a', reply(200), 60_000, 0);
+    expect(store.size).toBe(0);
+  });
+
+  it('purges by account, by the key that filled an entry, or all', () => {
+    const store = new MemoryReplyStore(1_000_000);
+    store.set('a', reply(10, 'acct_1', 'key_1'), 60_000);
+    store.set('b', reply(10, 'acct_1', 'key_2'), 60_000);
+    store.set('c', reply(10, 'acct_2', 'key_3'), 60_000);
+    expect(store.purge({ keyId: 'key_2' })).toBe(1);
+    expect(store.purge({ accountId: 'acct_1' })).toBe(1);
+    expect(store.get('c')).toBeDefined();
+    expect(store.purge({ all: true })).toBe(1);
+    expect(store.size).toBe(0);
+    expect(store.bytes).toBe(0);
+  });
+});
