@@ -8,9 +8,12 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** `env` is the whole environment (PATH is added): nothing of the test process's own leaks in. */
-export function runCli(command: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string>>): Promise<CliRun> {
-  const child = spawn(command, args, { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * `env` is the whole environment (PATH is added): nothing of the test process's own leaks in. A run
+ * still going after `killAfterMs` is killed (code null), so that a test sees what it printed.
+ */
+export function runCli(command: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string>>, killAfterMs = 80_000): Promise<CliRun> {
+  const child = spawn(command, args, { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: killAfterMs });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
