@@ -4,12 +4,31 @@
 
 export type AccountStatus = 'active' | 'suspended';
 
+/** A scheduling band: higher bands leave the admission queue first. */
+export type Priority = 'high' | 'normal' | 'low';
+
+/** A spend budget kept on a key or an account: at most `limit` micro-units of the currency per period. */
+export interface RecordBudget {
+  readonly limit: number;
+  readonly period: 'day' | 'month' | 'total';
+}
+
+/**
+ * A key's response-cache setting: `on` caches its eligible requests on any model, `off` bars it
+ * from the cache (even with `x-munja-cache: on`). Absent or null: the model's setting and the header decide.
+ */
+export type KeyCacheMode = 'on' | 'off';
+
 export interface Account {
   readonly id: string;
   readonly email: string;
   readonly status: AccountStatus;
   readonly isAdmin: boolean;
   readonly createdAt: number; // Unix ms
+  /** Shared by the account's keys; absent or null: the config's (`budgets.accounts`, `budgets.account`). */
+  readonly budget?: RecordBudget | null;
+  /** Absent or null: `limits.priority`'s default. */
+  readonly priority?: Priority | null;
 }
 
 export interface KeyLimits {
@@ -34,6 +53,13 @@ export interface ApiKeyRecord {
   readonly revokedAt: number | null;
   /** The admin scope: accepted only on the admin API (/v1/admin/…), refused everywhere else. */
   readonly admin: boolean;
+  /** From this time (Unix ms) the key is refused 401 like a revoked one; absent or null: never. */
+  readonly expiresAt?: number | null;
+  /** The key's own budget; absent or null: the config's (`budgets.keys`, `budgets.key`). */
+  readonly budget?: RecordBudget | null;
+  /** Absent or null: the account's priority. */
+  readonly priority?: Priority | null;
+  readonly cache?: KeyCacheMode | null;
 }
 
 /** What authentication needs in one lookup. */
