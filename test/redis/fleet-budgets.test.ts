@@ -1,7 +1,8 @@
 // Budgets across a fleet: three instances on one Redis under a concurrent burst never spend more
 // than the budget and end with spent = the sum of the served requests' real costs; an instance
 // killed (SIGKILL) with reservations outstanding holds them back no longer than their lifetime
-// (RESERVATION_TTL_MS, 10 s); with Redis gone, a key that fails closed gets 503.
+// (RESERVATION_TTL_MS, 10 s); with Redis gone, each instance spends at most its share (on the
+// defaults and with the divisor fixed), and a key that fails closed gets 503.
 // (The outage tests come last: they restart Redis empty.)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BudgetScopes } from '../../src/budget/budget-book.ts';
 import { RESERVATION_TTL_MS } from '../../src/budget/budget-ledger.ts';
 import { budgetKeys, BudgetScript } from '../../src/budget/budget-script.ts';
+import { FLEET_KEY } from '../../src/ratelimit/fleet-registry.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { startRedis, type TestRedis } from '../helpers/redis-server.ts';
 import { type ScriptedUpstream, startScriptedUpstream } from '../helpers/scripted-upstream.ts';
@@ -111,11 +113,15 @@ it('frees the reservations of an instance killed with them outstanding within th
   expect((await read()).spent).toBe(0);
 }, 40_000);
 
-it('spends at most the instance share of a budget while Redis is down, and counts it in Redis once it is back', async () => {
+// The share's divisor: on the defaults, the live count the instances read from their heartbeats
+// (the test waits until both have beaten since both were in the fleet); or fixed by the setting.
+it.each([
+  { divisor: 'the live fleet count (defaults)', limits: {} },
+  { divisor: 'limits.expectedInstances', limits: { expectedInstances: 2 } },
+])('spends at most the instance share of a budget while Redis is down, and counts it in Redis once it is back: $divisor', async ({ limits }) => {
   const config = {
     budgets: { key: { amount: 0.0002, period: 'day' as const } }, // 200 micro-units; two instances: 100 each
-    // The share's divisor, fixed: the live count depends on heartbeats seen before Redis went.
-    limits: { expectedInstances: 2 },
+    limits,
     models: { priced: { upstreams: [{ baseUrl: upstream.baseUrl, model: 'up-model' }], price: { input: 1, output: 2 } } },
   };
   const gateways = [
@@ -131,6 +137,7 @@ it('spends at most the instance share of a budget while Redis is down, and count
     });
     // Both instances know the key before Redis goes.
     for (const gateway of gateways) expect((await chat(gateway)).status).toBe(200);
+    await bothInstancesCountTheFleet();
     await redis.kill();
     let servedInOutage = 0;
     try {
@@ -151,6 +158,18 @@ it('spends at most the instance share of a budget while Redis is down, and count
     await Promise.all(gateways.map((gateway) => gateway.close()));
   }
 });
+
+/** Waits until each instance has beaten after the fleet held both: a beat reads the count it writes into. */
+async function bothInstancesCountTheFleet(): Promise<void> {
+  await expect.poll(() => client.zcard(FLEET_KEY), { timeout: 15_000 }).toBe(2);
+  const [seconds, micros] = await client.time();
+  const bothIn = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  await expect.poll(async () => {
+    const scores = (await client.zrange(FLEET_KEY, 0, -1, 'WITHSCORES')).filter((_, index) => index % 2 === 1).map(Number);
+    return scores.length === 2 && scores.every((score) => score > bothIn);
+  }, { timeout: 15_000, interval: 100 }).toBe(true);
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the beat's reply reaching the instance
+}
 
 it('refuses with 503 limiter_unavailable a key that fails closed while Redis is down', async () => {
   const gateway = await startGateway({
