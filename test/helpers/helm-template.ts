@@ -183,7 +183,7 @@ class Parser {
     this.defines = defines;
   }
 
-  /** Nodes up to one of `stops` (an `end` or `else` action), which is returned unconsumed-by-body. */
+  /** Nodes up to the first action whose keyword is one of `stops` (`end`, `else`), returned beside them. */
   parseBody(stops: readonly string[]): { nodes: Node[]; stop: Action | null } {
     const nodes: Node[] = [];
     while (this.index < this.items.length) {
