@@ -1,6 +1,7 @@
 // What the first start tells its operator, on stderr (stdout carries only JSON log lines). Every
 // command in it must work as printed where it is shown: in the project's directory or elsewhere,
-// with a custom MUNJA_DATA or REDIS_URL, and in the Docker image (MUNJA_CONTAINER=docker).
+// with a custom MUNJA_DATA or REDIS_URL, in the Docker image (MUNJA_CONTAINER=docker) and in the
+// Helm chart's pods (MUNJA_CONTAINER=kubernetes).
 import { hostname } from 'node:os';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,11 +25,11 @@ export interface NoticeContext {
 
 export function firstStartNotice(firstKey: FirstKey, context: NoticeContext): string {
   const { config, env } = context;
-  const inDocker = env.MUNJA_CONTAINER === 'docker';
+  const exec = containerExec(env);
   const host = WILDCARD_HOSTS[config.host] ?? (config.host.includes(':') ? `[${config.host}]` : config.host);
   const base = `${config.tls ? 'https' : 'http'}://${host}:${context.port}`;
-  const cli = cliCommand(context, inDocker);
-  const readKey = inDocker ? `docker exec ${hostname()} cat ${firstKey.file}` : `cat ${shellWord(firstKey.file)}`;
+  const cli = cliCommand(context, exec !== null);
+  const readKey = exec ? `${exec.plain} cat ${firstKey.file}` : `cat ${shellWord(firstKey.file)}`;
   const lines = [
     '',
     `Munja created the admin account ${FIRST_ADMIN_EMAIL} and its first API key (${firstKey.keyId}).`,
@@ -38,8 +39,8 @@ export function firstStartNotice(firstKey: FirstKey, context: NoticeContext): st
     `  export MUNJA_KEY="$(${readKey})"`,
     `  curl ${base}/v1/chat/completions -H "Authorization: Bearer $MUNJA_KEY" -H "Content-Type: application/json" -d '{"model":"${exampleModel(config)}","messages":[{"role":"user","content":"Hello!"}]}'`,
   ];
-  if (inDocker) lines.push(`  (from the host, through the port published for ${context.port})`);
-  if (config.dashboard.enabled) lines.push('', ...dashboardLines(base, host, context, cli, inDocker));
+  if (exec) lines.push(`  (${exec.reach(context.port)})`);
+  if (config.dashboard.enabled) lines.push('', ...dashboardLines(base, host, context, cli, exec));
   lines.push('', '');
   return lines.join('\n');
 }
@@ -49,11 +50,32 @@ function exampleModel(config: Config): string {
   return config.models.some((model) => model.id === 'auto') ? 'auto' : config.models[0]!.id;
 }
 
-function dashboardLines(base: string, host: string, context: NoticeContext, cli: string, inDocker: boolean): string[] {
+/** How a command is run inside this container, from outside it; null when not in one. */
+interface ContainerExec {
+  readonly plain: string;
+  readonly interactive: string;
+  readonly reach: (port: number) => string;
+}
+
+function containerExec(env: Env): ContainerExec | null {
+  // In a container the host name is the container's id (Docker) or the pod's name (Kubernetes).
+  const name = hostname();
+  if (env.MUNJA_CONTAINER === 'docker') {
+    return { plain: `docker exec ${name}`, interactive: `docker exec -it ${name}`, reach: (port) => `from the host, through the port published for ${port}` };
+  }
+  if (env.MUNJA_CONTAINER === 'kubernetes') {
+    return {
+      plain: `kubectl exec ${name} --`,
+      interactive: `kubectl exec -it ${name} --`,
+      reach: (port) => `from your machine, after kubectl port-forward pod/${name} ${port}`,
+    };
+  }
+  return null;
+}
+
+function dashboardLines(base: string, host: string, context: NoticeContext, cli: string, exec: ContainerExec | null): string[] {
   const { config } = context;
-  const password = inDocker
-    ? `  docker exec -it ${hostname()} ${cli} accounts password ${FIRST_ADMIN_EMAIL}`
-    : `  ${cli} accounts password ${FIRST_ADMIN_EMAIL}`;
+  const password = `  ${exec ? `${exec.interactive} ` : ''}${cli} accounts password ${FIRST_ADMIN_EMAIL}`;
   const lines = [`Dashboard: ${base}/dashboard. To sign in as ${FIRST_ADMIN_EMAIL}, first give it a password (it asks for it):`, password];
   // A Secure cookie over plain HTTP reaches only loopback hosts: elsewhere sign-in would silently fail.
   if (!config.tls && config.dashboard.secureCookies && !LOOPBACK.has(host)) {
@@ -64,9 +86,9 @@ function dashboardLines(base: string, host: string, context: NoticeContext, cli:
 }
 
 /** The operator CLI as it must be typed where the notice is read, reaching this server's store. */
-function cliCommand(context: NoticeContext, inDocker: boolean): string {
+function cliCommand(context: NoticeContext, inContainer: boolean): string {
   // The container's environment already holds MUNJA_DATA and REDIS_URL.
-  if (inDocker) return 'node src/cli/munja.ts';
+  if (inContainer) return 'node src/cli/munja.ts';
   const { config, env } = context;
   const settings: string[] = [];
   if (env.MUNJA_DATA?.trim() && config.redis === null) settings.push(`MUNJA_DATA=${shellWord(config.dataDir)}`);

@@ -165,7 +165,7 @@ async function bothInstancesCountTheFleet(): Promise<void> {
   const [seconds, micros] = await client.time();
   const bothIn = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   await expect.poll(async () => {
-    const scores = (await client.zrange(FLEET_KEY, 0, -1, 'WITHSCORES')).filter((_, index) => index % 2 === 1).map(Number);
+    const scores = (await client.zrange(FLEET_KEY, '0', '-1', 'WITHSCORES')).filter((_, index) => index % 2 === 1).map(Number);
     return scores.length === 2 && scores.every((score) => score > bothIn);
   }, { timeout: 15_000, interval: 100 }).toBe(true);
   await new Promise((resolve) => setTimeout(resolve, 200)); // the beat's reply reaching the instance

@@ -63,6 +63,14 @@ describe('the first-start notice', () => {
     expect(text).toContain('Dashboard: http://127.0.0.1:8080/dashboard');
   });
 
+  it('in a pod of the Helm chart gives kubectl exec commands for this pod', () => {
+    const text = notice({ MUNJA_CONTAINER: 'kubernetes', HOST: '0.0.0.0', MUNJA_DATA: '/data' });
+    expect(text).toContain(`export MUNJA_KEY="$(kubectl exec ${hostname()} -- cat /srv/munja/first-api-key.txt)"`);
+    expect(text).toContain(`kubectl port-forward pod/${hostname()} 8080`);
+    expect(text).toContain(`kubectl exec -it ${hostname()} -- node src/cli/munja.ts accounts password admin@munja.local`);
+    expect(text).not.toContain('docker');
+  });
+
   it('without the dashboard, says nothing about it', () => {
     expect(notice({}, ROOT, { server: { dashboard: { enabled: false } } })).not.toMatch(/dashboard|password/i);
   });
