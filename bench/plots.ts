@@ -2,6 +2,7 @@
 // rate (percentile curve per target) and throughput against connections.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFleetPlot } from './fleet/fleet-report.ts';
 import type { Results } from './report.ts';
 import { NINES, percentileCurve } from './percentile-curve.ts';
 import { lineChart, type Series } from './svg-plot.ts';
@@ -50,5 +51,6 @@ export function writePlots(results: Results, directory: string): Plot[] {
     }));
     plots.push({ title: 'Throughput against connections', path: `docs/bench/${file}` });
   }
+  if (results.engineFleet !== undefined) plots.push(writeFleetPlot(results.engineFleet, directory));
   return plots;
 }

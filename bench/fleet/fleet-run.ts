@@ -70,13 +70,13 @@ function writeConfig(dir: string, strategy: Strategy, ports: readonly number[]):
   return path;
 }
 
-async function startGateway(dir: string, configPath: string, name: string): Promise<{ process: Started; port: number }> {
+async function startGateway(dir: string, configPath: string, name: string, pinned: { cpus?: string }): Promise<{ process: Started; port: number }> {
   const log = new MunjaLog(join(dir, 'munja.log'));
   const logFd = log.openForChild();
   const env = { ...process.env, MUNJA_DATA: join(dir, 'data'), MUNJA_CONFIG: configPath, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', MUNJA_METRICS_PORT: '0', MUNJA_WORKERS: '1' };
   let munja: Started;
   try {
-    munja = startNode(name, [...MUNJA_NODE_FLAGS, MUNJA_CLI, 'serve'], { env, stdout: logFd });
+    munja = startNode(name, [...MUNJA_NODE_FLAGS, MUNJA_CLI, 'serve'], { env, stdout: logFd, ...pinned });
   } finally {
     closeSync(logFd); // the child has its own copy
   }
@@ -104,15 +104,17 @@ async function makeKeys(tempDir: string): Promise<{ keys: Keys; dataDir: string 
   return { keys: { light, heavy }, dataDir: join(dir, 'data') };
 }
 
-async function runOne(strategy: Strategy, label: string, plan: WorkloadPlan, keys: Keys, dataDir: string, tempDir: string, stops: StopOutcome[]): Promise<StrategyRun> {
+async function runOne(strategy: Strategy, label: string, plan: WorkloadPlan, keys: Keys, dataDir: string, options: EngineFleetOptions, stops: StopOutcome[]): Promise<StrategyRun> {
+  const { tempDir } = options;
+  const pinned = options.cpus === undefined ? {} : { cpus: options.cpus };
   const name = `fleet-${label.replaceAll(/[^a-z]+/g, '-')}`;
   const dir = join(tempDir, name);
   mkdirSync(dir, { recursive: true });
   cpSync(dataDir, join(dir, 'data'), { recursive: true });
-  const engines = startNode(`${name} engines`, [ENGINE_SERVER, '--engines', String(ENGINES)]);
+  const engines = startNode(`${name} engines`, [ENGINE_SERVER, '--engines', String(ENGINES)], pinned);
   try {
     const ports = await firstLine(engines, portsOf, START_TIMEOUT_MS);
-    const gateway = await startGateway(dir, writeConfig(dir, strategy, ports), `${name} munja`);
+    const gateway = await startGateway(dir, writeConfig(dir, strategy, ports), `${name} munja`, pinned);
     try {
       say(`bench: engine fleet, ${label}: ${plan.sessions.length} sessions, ${plan.heavy.length} heavy requests … `);
       const results = await drive(plan, {
@@ -137,6 +139,8 @@ export interface EngineFleetOptions {
   readonly tempDir: string;
   /** Seconds of arrivals per strategy. */
   readonly seconds: number;
+  /** CPUs for the engines and Munja (`taskset -c`); unpinned when absent. */
+  readonly cpus?: string | undefined;
 }
 
 export async function runEngineFleet(options: EngineFleetOptions, stops: StopOutcome[]): Promise<EngineFleetResults> {
@@ -144,9 +148,9 @@ export async function runEngineFleet(options: EngineFleetOptions, stops: StopOut
   const plan = planWorkload(VLLM_LIKE, ENGINES, options.seconds);
   const { keys, dataDir } = await makeKeys(options.tempDir);
   const runs: StrategyRun[] = [];
-  for (const strategy of STRATEGIES) runs.push(await runOne(strategy, strategy.label, plan, keys, dataDir, options.tempDir, stops));
+  for (const strategy of STRATEGIES) runs.push(await runOne(strategy, strategy.label, plan, keys, dataDir, options, stops));
   const engineAware = STRATEGIES.find((strategy) => strategy.name === 'engine-aware')!;
-  runs.push(await runOne(engineAware, `${engineAware.label} without the heavy tenant`, withoutHeavy(plan), keys, dataDir, options.tempDir, stops));
+  runs.push(await runOne(engineAware, `${engineAware.label} without the heavy tenant`, withoutHeavy(plan), keys, dataDir, options, stops));
   const { sessions, heavy, system: _system, ...figures } = plan;
   return { engines: ENGINES, plan: { ...figures, sessionCount: sessions.length, heavyCount: heavy.length }, runs, seconds: (performance.now() - began) / 1000 };
 }
