@@ -124,7 +124,7 @@ function modelText(results: EngineFleetResults): string {
   const { plan } = results;
   return `${results.engines} simulated vLLM-like engines (\`bench/fleet/engine-model.ts\`), each: at most ${p.maxBatch} requests in its batch, a FIFO queue behind it, a step of ${p.stepBaseMs} ms + ${p.stepPerSequenceMs} ms per running request (one token each), plus ${p.prefillMsPerToken} ms per prompt token not in its prefix cache (${thousands(p.kvBlocks)} KV blocks of 16 tokens, least recently used evicted; \`vllm:kv_cache_usage_perc\` counts the blocks of running requests, as vLLM does). About ${TIME_SCALE}× faster than a mid-size model on one GPU, so Munja polls the engines every ${Math.round(2000 / TIME_SCALE)} ms instead of 2000. Not modelled: chunked prefill, preemption, speculative decoding, a real tokenizer (4 characters a token), stop sequences (every reply runs to \`max_tokens\`), the GPU's memory effects beyond the linear step cost.
 
-Workload (\`bench/fleet/workload.ts\`, the same plan for every strategy): ${plan.sessionCount} agent sessions of 4 light tenants (own account and key each) started at random over ${plan.seconds} s (${fixed(plan.sessionRate, 1)} a second), ${plan.replyTokens}-token replies, each turn the shared ~1,000-token system prompt, the conversation so far and a new ~400-token message (a user's or a tool's output), the session named in \`user\`, its next turn 150–450 ms after its reply; one heavy tenant (own account and key) sending ${plan.heavyCount} prompts of ~3,000 tokens sharing nothing, in bursts of 8 every 2 s. Offered: ${percent((plan.offered.light + plan.offered.heavy) / results.engines)} of the fleet's capacity as computed for engines holding the system prompt but no conversation (light ${percent(plan.offered.light / results.engines)}, heavy ${percent(plan.offered.heavy / results.engines)}). Figures leave out requests sent in the first ${WARMUP_MS / 1000} s; a failed request counts as an infinite TTFT.`;
+Workload (\`bench/fleet/workload.ts\`, the same plan for every strategy): ${plan.sessionCount} agent sessions of 4 light tenants (own account and key each) started at random over ${plan.seconds} s (${fixed(plan.sessionRate, 1)} a second), ${plan.replyTokens}-token replies, each turn the shared ~1,000-token system prompt, the conversation so far and a new ~400-token message (a user's or a tool's output), the session named in \`user\`, its next turn 150–450 ms after its reply; one heavy tenant (own account and key) sending ${plan.heavyCount} prompts of ~3,000 tokens sharing nothing, in bursts of 8 every 2 s. Offered: ${percent((plan.offered.light + plan.offered.heavy) / results.engines)} of the fleet's capacity as computed for engines holding the system prompt but no conversation (light ${percent(plan.offered.light / results.engines)}, heavy ${percent(plan.offered.heavy / results.engines)}). Figures leave out requests sent in the first ${WARMUP_MS / 1000} s; a failed request counts as an infinite TTFT. At this load every strategy can serve what is offered, so output tokens per second differ mostly by when the last replies end: the throughput target checks that a strategy loses nothing.`;
 }
 
 /** The section's markdown; `plotLink`: the plot's path from the report's folder. */
@@ -141,6 +141,7 @@ export function fleetSection(results: EngineFleetResults | undefined, plotLink: 
     thousands(summary.tokensPerSecond),
     percent(summary.prefixHitShare),
   ]);
+  const problems = results.runs.flatMap((run) => (run.problem === undefined ? [] : [`- ${run.label}: Munja logged \`${run.problem}\``]));
   const targets = fleetTargets(results).map((target) => [target.goal, target.measured, target.pass ? 'pass' : '**miss**']);
   return `${modelText(results)}
 
@@ -150,5 +151,5 @@ Targets (engine-aware, against each baseline in the same run):
 
 ${table(['target', 'measured', 'verdict'], targets, true)}
 ${plotLink === undefined ? '' : `\n![${FLEET_PLOT_TITLE}](${plotLink})\n`}
-Whole scenario: ${fixed(results.seconds, 0)} s.`;
+Whole scenario: ${fixed(results.seconds, 0)} s. ${problems.length === 0 ? 'Munja logged nothing above info in any run.' : `Problems seen:\n\n${problems.join('\n')}`}`;
 }

@@ -27,6 +27,8 @@ export interface StrategyRun {
   readonly results: readonly RequestResult[];
   /** Prompt tokens the engines were asked to prefill, and those found in their prefix caches. */
   readonly prefix: { readonly queried: number; readonly hits: number };
+  /** The first line Munja logged above info during the run, if any. */
+  readonly problem?: string;
 }
 
 export interface EngineFleetResults {
@@ -70,7 +72,7 @@ function writeConfig(dir: string, strategy: Strategy, ports: readonly number[]):
   return path;
 }
 
-async function startGateway(dir: string, configPath: string, name: string, pinned: { cpus?: string }): Promise<{ process: Started; port: number }> {
+async function startGateway(dir: string, configPath: string, name: string, pinned: { cpus?: string }): Promise<{ process: Started; port: number; log: MunjaLog }> {
   const log = new MunjaLog(join(dir, 'munja.log'));
   const logFd = log.openForChild();
   const env = { ...process.env, MUNJA_DATA: join(dir, 'data'), MUNJA_CONFIG: configPath, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', MUNJA_METRICS_PORT: '0', MUNJA_WORKERS: '1' };
@@ -80,7 +82,7 @@ async function startGateway(dir: string, configPath: string, name: string, pinne
   } finally {
     closeSync(logFd); // the child has its own copy
   }
-  return { process: munja, port: await waitForReady(munja, log) };
+  return { process: munja, port: await waitForReady(munja, log), log };
 }
 
 const portsOf = (line: string) => {
@@ -96,6 +98,7 @@ const portsOf = (line: string) => {
 async function makeKeys(tempDir: string): Promise<{ keys: Keys; dataDir: string }> {
   const dir = join(tempDir, 'keys');
   mkdirSync(dir, { recursive: true });
+  // The CLI reads the config for its model ids only: no engine needs to listen yet.
   const configPath = writeConfig(dir, STRATEGIES[0]!, Array.from({ length: ENGINES }, () => 1));
   const env = { ...process.env, MUNJA_DATA: join(dir, 'data'), MUNJA_CONFIG: configPath };
   const light: string[] = [];
@@ -124,9 +127,10 @@ async function runOne(strategy: Strategy, label: string, plan: WorkloadPlan, key
         modelFor: (n) => strategy.modelFor(n, ENGINES),
       });
       const prefix = await prefixCounters(ports);
+      const problem = gateway.log.tally().firstProblem;
       const failed = results.filter((result) => result.status !== 200 || result.tokens === 0).length;
       say(`${results.length} requests${failed > 0 ? `, ${failed} failed` : ''}\n`);
-      return { name: strategy.name, label, heavy: plan.heavy.length > 0, results, prefix };
+      return { name: strategy.name, label, heavy: plan.heavy.length > 0, results, prefix, ...(problem === undefined ? {} : { problem }) };
     } finally {
       stops.push(await stop(gateway.process));
     }
@@ -150,7 +154,7 @@ export async function runEngineFleet(options: EngineFleetOptions, stops: StopOut
   const runs: StrategyRun[] = [];
   for (const strategy of STRATEGIES) runs.push(await runOne(strategy, strategy.label, plan, keys, dataDir, options, stops));
   const engineAware = STRATEGIES.find((strategy) => strategy.name === 'engine-aware')!;
-  runs.push(await runOne(engineAware, `${engineAware.label} without the heavy tenant`, withoutHeavy(plan), keys, dataDir, options, stops));
+  runs.push(await runOne(engineAware, 'engine-aware, no heavy tenant', withoutHeavy(plan), keys, dataDir, options, stops));
   const { sessions, heavy, system: _system, ...figures } = plan;
   return { engines: ENGINES, plan: { ...figures, sessionCount: sessions.length, heavyCount: heavy.length }, runs, seconds: (performance.now() - began) / 1000 };
 }

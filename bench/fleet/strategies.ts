@@ -44,7 +44,7 @@ export const STRATEGIES: readonly Strategy[] = [
   },
   {
     name: 'engine-aware',
-    label: 'engine-aware (Munja default)',
+    label: 'engine-aware (default)',
     models: (ports) => ({ ...singleEngineModels(ports), fleet: { upstreams: ports.map((port) => ({ baseUrl: baseUrl(port), model: 'sim', maxConnections: 1_024, engine: 'vllm' })) } }),
     modelFor: () => 'fleet',
   },
