@@ -2,36 +2,15 @@
 // rate (percentile curve per target) and throughput against connections.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFleetPlot } from './fleet/fleet-report.ts';
 import type { Results } from './report.ts';
-import { quantileOf } from './samples.ts';
+import { NINES, percentileCurve } from './percentile-curve.ts';
 import { lineChart, type Series } from './svg-plot.ts';
 
 export interface Plot {
   readonly title: string;
   /** Relative to the repository root. */
   readonly path: string;
-}
-
-// x = 1 / (1 - q): 1 is the median's left end (q = 0), 10 is p90, 100 p99, 1000 p99.9.
-const NINES = [
-  { value: 1, label: '0 %' },
-  { value: 2, label: '50 %' },
-  { value: 10, label: '90 %' },
-  { value: 100, label: '99 %' },
-  { value: 1000, label: '99.9 %' },
-  { value: 10000, label: '99.99 %' },
-];
-
-function percentileCurve(samples: Float64Array): [number, number][] {
-  const sorted = samples.slice().sort();
-  const points: [number, number][] = [];
-  for (let step = 0; step <= 80; step++) {
-    const x = 10 ** (step / 20);
-    const quantile = 1 - 1 / x;
-    if (sorted.length * (1 - quantile) < 1) break;
-    points.push([x, quantileOf(sorted, quantile)]);
-  }
-  return points;
 }
 
 export function writePlots(results: Results, directory: string): Plot[] {
@@ -72,5 +51,6 @@ export function writePlots(results: Results, directory: string): Plot[] {
     }));
     plots.push({ title: 'Throughput against connections', path: `docs/bench/${file}` });
   }
+  if (results.engineFleet !== undefined) plots.push(writeFleetPlot(results.engineFleet, directory));
   return plots;
 }

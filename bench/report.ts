@@ -2,6 +2,8 @@
 // the details behind every figure.
 import type { ClosedLoopResult } from './closed-loop.ts';
 import type { FleetResults } from './fleet.ts';
+import { FLEET_PLOT_FILE, fleetSection } from './fleet/fleet-report.ts';
+import type { EngineFleetResults } from './fleet/fleet-run.ts';
 import { fleetGoals, fleetTable } from './fleet-report.ts';
 import { fixed, mib, ms, percent, ratio, signedMs, table, thousands } from './format.ts';
 import { addedLatency, byName, goals, headline } from './goals.ts';
@@ -28,6 +30,7 @@ export interface Results {
   soak?: SoakResult;
   rounds?: Round[];
   tracing?: TracingCost;
+  engineFleet?: EngineFleetResults;
 }
 
 function sideBySide(results: Results): string {
@@ -144,6 +147,10 @@ ${manyStreamsTable(results.manyStreams, results.munjaIdleRssBytes)}
 ## Soak
 
 ${soakTable(results.soak)}
+
+## Routing strategies on a fleet of simulated vLLM engines
+
+${fleetSection(results.engineFleet, results.engineFleet === undefined ? undefined : `../docs/bench/${FLEET_PLOT_FILE}`)}
 
 ## Problems seen
 

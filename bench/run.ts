@@ -1,11 +1,11 @@
 // `npm run bench`: Munja side by side with a direct baseline, nginx and the Portkey gateway, then
 // Munja alone (rejections, the fleet on Redis against the embedded store, two workers, many open
-// streams, a soak). The mock
+// streams, a soak, routing strategies over a fleet of simulated engines). The mock
 // upstream and the load generators run on CPU 0, the proxy under test alone on CPU 1. Rewrites
 // bench/REPORT.md and the plots in docs/bench/. Every process it starts is stopped by its PID.
 // Peers are installed by bench/setup.sh; a missing one is skipped and the report says so.
 //
-// Settings (env), defaults in brackets; the default run takes about 21 minutes:
+// Settings (env), defaults in brackets; the default run takes about 23 minutes:
 //   BENCH_SECONDS [5]            measured seconds per closed-loop run (saturation, streaming, rejects)
 //   BENCH_WARMUP_SECONDS [1]     warm-up before each closed-loop run
 //   BENCH_TARGET_WARMUP_SECONDS [5]  load each target gets before its first measurement (half JSON, half streams)
@@ -20,9 +20,10 @@
 //   BENCH_ALLOCATION_REQUESTS [10000]  requests per round whose V8 heap allocation is counted, floor and Munja; 0: none
 //   BENCH_STREAMS [10000]        concurrent open streams wanted; BENCH_STREAMS_HOLD_SECONDS [5]
 //   BENCH_SOAK_SECONDS [60]      soak length (600 for the 10-minute soak); BENCH_SOAK_CONCURRENCY [50]
+//   BENCH_FLEET_SECONDS [16]     arrivals per routing strategy in the engine-fleet scenario (bench/fleet/)
 //   BENCH_SKIP                   comma-separated parts to leave out: nginx, portkey, paced, delivery,
 //                                sweep, rounds, local (the local engine in the rounds), rejects, tracing,
-//                                redis, workers, streams, soak
+//                                redis, workers, streams, soak, engines (the engine-fleet scenario)
 // (`npm run bench:tracing` runs the tracing-cost rounds alone: bench/tracing-run.ts;
 // `npm run bench:allocation` the allocation count alone, also on another checkout: bench/allocation/run.ts;
 // `npm run bench:profile` where a request's CPU goes, Munja against the floor: bench/profile/run.ts)
@@ -32,6 +33,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunContext } from './closed-loop.ts';
 import { runFleet } from './fleet.ts';
+import { runEngineFleet } from './fleet/fleet-run.ts';
 import { runManyStreams } from './many-streams.ts';
 import { type Peer, startNginx } from './peer/nginx.ts';
 import { startPortkey } from './peer/portkey.ts';
@@ -177,6 +179,10 @@ async function main(): Promise<void> {
       results.soak = await runSoak(munjaTarget(instance), { seconds: settings.soakSeconds, warmupSeconds: 5, concurrency: settings.soakConcurrency, heapFile, upstreamPort: mock.port });
       say(`${results.soak.cycles} cycles, RSS ${Math.round(results.soak.start.rssBytes / 2 ** 20)} → ${Math.round(results.soak.end.rssBytes / 2 ** 20)} MiB, ${results.soak.withinBudget ? 'within' : 'OVER'} budget\n`);
       stops.push(await stop(instance.process));
+    }
+    if (!settings.skip.has('engines')) {
+      // The engines and Munja float over both cores; the workload's client stays with the bench on CPU 0.
+      results.engineFleet = await runEngineFleet({ tempDir, seconds: settings.engineFleetSeconds, cpus: cpu(BOTH_CPUS) }, stops);
     }
 
     stops.push(...(await stopAll()));

@@ -18,7 +18,7 @@ function integers(name: string, fallback: readonly number[], min: number, max: n
   return values;
 }
 
-const PARTS = ['nginx', 'portkey', 'paced', 'delivery', 'sweep', 'rounds', 'local', 'protocols', 'budgets', 'rejects', 'tracing', 'redis', 'workers', 'streams', 'soak'] as const;
+const PARTS = ['nginx', 'portkey', 'paced', 'delivery', 'sweep', 'rounds', 'local', 'protocols', 'budgets', 'rejects', 'tracing', 'redis', 'workers', 'streams', 'soak', 'engines'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface Settings {
@@ -42,6 +42,8 @@ export interface Settings {
   readonly streamsHoldSeconds: number;
   readonly soakSeconds: number;
   readonly soakConcurrency: number;
+  /** Seconds of arrivals per routing strategy in the engine-fleet scenario. */
+  readonly engineFleetSeconds: number;
   readonly skip: ReadonlySet<Part>;
 }
 
@@ -66,6 +68,7 @@ export function readSettings(): Settings {
     streamsHoldSeconds: integer('BENCH_STREAMS_HOLD_SECONDS', 5, 1, 3_600),
     soakSeconds: integer('BENCH_SOAK_SECONDS', 60, 1, 24 * 3_600),
     soakConcurrency: integer('BENCH_SOAK_CONCURRENCY', 50, 1, 5_000),
+    engineFleetSeconds: integer('BENCH_FLEET_SECONDS', 16, 4, 3_600),
     skip: new Set(skip as Part[]),
   };
 }

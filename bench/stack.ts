@@ -16,7 +16,7 @@ const BARE_RELAY = join(ROOT, 'bench/floor/bare-relay.ts');
 const HEAP_PROBE = join(ROOT, 'bench/heap-probe.ts');
 const START_TIMEOUT_MS = 30_000;
 /** Munja runs as `npm start` runs it (package.json). */
-const MUNJA_NODE_FLAGS = ['--max-semi-space-size=8'];
+export const MUNJA_NODE_FLAGS = ['--max-semi-space-size=8'];
 export const LOCAL_MODEL = 'fast';
 
 /** A server of the bench's own (the mock, the floor relay): its process and the port it listens on. */
@@ -175,7 +175,7 @@ function portOf(line: string): number | undefined {
 }
 
 /** Polls the log file for Munja's `"msg":"ready"` line and returns its port. */
-async function waitForReady(munja: Started, log: MunjaLog): Promise<number> {
+export async function waitForReady(munja: Started, log: MunjaLog): Promise<number> {
   let exit: number | string | undefined;
   void munja.exited.then((code) => { exit = code; });
   const deadline = performance.now() + START_TIMEOUT_MS;

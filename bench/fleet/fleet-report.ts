@@ -1,0 +1,155 @@
+// The engine-fleet scenario's figures, targets and plot: TTFT p50/p99 over all requests and the
+// light tenants' p99, output tokens per second, the engines' prefix-cache hits, per strategy; the
+// targets judged against round-robin and against least-outstanding; a TTFT percentile plot.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fixed, percent, ratio, table, thousands } from '../format.ts';
+import { NINES, percentileCurve } from '../percentile-curve.ts';
+import { quantileOf } from '../samples.ts';
+import { lineChart } from '../svg-plot.ts';
+import type { RequestResult } from './driver.ts';
+import type { EngineFleetResults, StrategyRun } from './fleet-run.ts';
+import { VLLM_LIKE } from './engine-model.ts';
+import { TIME_SCALE } from './strategies.ts';
+import { LOAD_SHARE } from './workload.ts';
+
+/** Requests sent in the first seconds meet cold prefix caches in every run alike: left out of the figures. */
+const WARMUP_MS = 2_000;
+const TTFT_GOAL = 0.5;
+const FAIRNESS_GOAL = 1.5;
+export const FLEET_PLOT_FILE = 'fleet-ttft.svg';
+const FLEET_PLOT_TITLE = 'Engine fleet: TTFT by routing strategy';
+
+export interface StrategySummary {
+  readonly label: string;
+  readonly requests: number;
+  readonly failed: number;
+  readonly ttftP50: number;
+  readonly ttftP99: number;
+  readonly lightP99: number;
+  readonly heavyP99: number;
+  readonly tokensPerSecond: number;
+  readonly prefixHitShare: number;
+  /** TTFT of every measured request, ms; a failed one counts as infinite. */
+  readonly ttfts: Float64Array;
+}
+
+const ttftOf = (result: RequestResult) => (result.status === 200 && result.tokens > 0 ? result.ttftMs : Number.POSITIVE_INFINITY);
+
+function sortedTtfts(results: readonly RequestResult[]): Float64Array {
+  return Float64Array.from(results, ttftOf).sort();
+}
+
+export function summarize(run: StrategyRun): StrategySummary {
+  const measured = run.results.filter((result) => result.sentMs >= WARMUP_MS);
+  const ttfts = sortedTtfts(measured);
+  const light = sortedTtfts(measured.filter((result) => result.tenant >= 0));
+  const heavy = sortedTtfts(measured.filter((result) => result.tenant < 0));
+  let tokens = 0;
+  let first = Number.POSITIVE_INFINITY;
+  let last = 0;
+  for (const result of measured) {
+    tokens += result.tokens;
+    first = Math.min(first, result.sentMs);
+    last = Math.max(last, result.endMs);
+  }
+  return {
+    label: run.label,
+    requests: measured.length,
+    failed: measured.filter((result) => !Number.isFinite(ttftOf(result))).length,
+    ttftP50: quantileOf(ttfts, 0.5),
+    ttftP99: quantileOf(ttfts, 0.99),
+    lightP99: quantileOf(light, 0.99),
+    heavyP99: quantileOf(heavy, 0.99),
+    tokensPerSecond: tokens / ((last - first) / 1000),
+    prefixHitShare: run.prefix.hits / run.prefix.queried,
+    ttfts,
+  };
+}
+
+export interface FleetTarget {
+  readonly goal: string;
+  readonly measured: string;
+  readonly pass: boolean;
+}
+
+/** The issue's targets: engine-aware routing against round-robin and against least-outstanding, and the light tenants' fairness. */
+export function fleetTargets(results: EngineFleetResults): FleetTarget[] {
+  const byName = (name: string, heavy = true) => {
+    const run = results.runs.find((candidate) => candidate.name === name && candidate.heavy === heavy);
+    return run === undefined ? undefined : summarize(run);
+  };
+  const aware = byName('engine-aware');
+  const alone = byName('engine-aware', false);
+  if (aware === undefined) return [];
+  const targets: FleetTarget[] = [];
+  for (const baseline of ['round-robin', 'least-outstanding']) {
+    const other = byName(baseline);
+    if (other === undefined) continue;
+    const ttft = aware.ttftP99 / other.ttftP99;
+    const rate = aware.tokensPerSecond / other.tokensPerSecond;
+    targets.push(
+      { goal: `TTFT p99 ≤ ${TTFT_GOAL}× ${baseline}'s`, measured: `${fixed(aware.ttftP99, 0)} ms vs ${fixed(other.ttftP99, 0)} ms (${ratio(ttft)})`, pass: ttft <= TTFT_GOAL },
+      { goal: `throughput ≥ ${baseline}'s`, measured: `${thousands(aware.tokensPerSecond)} vs ${thousands(other.tokensPerSecond)} tokens/s (${ratio(rate)})`, pass: rate >= 1 },
+    );
+  }
+  if (alone !== undefined) {
+    const fairness = aware.lightP99 / alone.lightP99;
+    targets.push({
+      goal: `light tenants' TTFT p99 ≤ ${FAIRNESS_GOAL}× without the heavy tenant`,
+      measured: `${fixed(aware.lightP99, 0)} ms vs ${fixed(alone.lightP99, 0)} ms (${ratio(fairness)})`,
+      pass: fairness <= FAIRNESS_GOAL,
+    });
+  }
+  return targets;
+}
+
+/** Writes the TTFT plot into `directory` (docs/bench); its title and path from the repository's root. */
+export function writeFleetPlot(results: EngineFleetResults, directory: string): { title: string; path: string } {
+  writeFileSync(join(directory, FLEET_PLOT_FILE), lineChart({
+    title: `Time to first token, ${results.engines} simulated engines at ~${percent(LOAD_SHARE)} load`,
+    xLabel: 'percentile',
+    yLabel: 'TTFT, ms (log)',
+    xLog: true,
+    yLog: true,
+    xTicks: NINES.slice(0, 5),
+    series: results.runs.map((run) => ({ name: run.label, points: percentileCurve(summarize(run).ttfts) })),
+    note: 'Same planned workload per strategy (agent sessions over one system prompt + a heavy tenant\'s bursts); fresh engines and gateway each.',
+  }));
+  return { title: FLEET_PLOT_TITLE, path: `docs/bench/${FLEET_PLOT_FILE}` };
+}
+
+function modelText(results: EngineFleetResults): string {
+  const p = VLLM_LIKE;
+  const { plan } = results;
+  return `${results.engines} simulated vLLM-like engines (\`bench/fleet/engine-model.ts\`), each: at most ${p.maxBatch} requests in its batch, a FIFO queue behind it, a step of ${p.stepBaseMs} ms + ${p.stepPerSequenceMs} ms per running request (one token each), plus ${p.prefillMsPerToken} ms per prompt token not in its prefix cache (${thousands(p.kvBlocks)} KV blocks of 16 tokens, least recently used evicted; \`vllm:kv_cache_usage_perc\` counts the blocks of running requests, as vLLM does). About ${TIME_SCALE}× faster than a mid-size model on one GPU, so Munja polls the engines every ${Math.round(2000 / TIME_SCALE)} ms instead of 2000. Not modelled: chunked prefill, preemption, speculative decoding, a real tokenizer (4 characters a token), stop sequences (every reply runs to \`max_tokens\`), the GPU's memory effects beyond the linear step cost.
+
+Workload (\`bench/fleet/workload.ts\`, the same plan for every strategy): ${plan.sessionCount} agent sessions of 4 light tenants (own account and key each) started at random over ${plan.seconds} s (${fixed(plan.sessionRate, 1)} a second), ${plan.replyTokens}-token replies, each turn the shared ~1,000-token system prompt, the conversation so far and a new ~400-token message (a user's or a tool's output), the session named in \`user\`, its next turn 150–450 ms after its reply; one heavy tenant (own account and key) sending ${plan.heavyCount} prompts of ~3,000 tokens sharing nothing, in bursts of 8 every 2 s. Offered: ${percent((plan.offered.light + plan.offered.heavy) / results.engines)} of the fleet's capacity as computed for engines holding the system prompt but no conversation (light ${percent(plan.offered.light / results.engines)}, heavy ${percent(plan.offered.heavy / results.engines)}). Figures leave out requests sent in the first ${WARMUP_MS / 1000} s; a failed request counts as an infinite TTFT. At this load every strategy can serve what is offered, so output tokens per second differ mostly by when the last replies end: the throughput target checks that a strategy loses nothing.`;
+}
+
+/** The section's markdown; `plotLink`: the plot's path from the report's folder. */
+export function fleetSection(results: EngineFleetResults | undefined, plotLink: string | undefined): string {
+  if (results === undefined) return 'Not run.';
+  const summaries = results.runs.map(summarize);
+  const rows = summaries.map((summary) => [
+    `**${summary.label}**`,
+    `${thousands(summary.requests)}${summary.failed > 0 ? ` (${summary.failed} failed)` : ''}`,
+    fixed(summary.ttftP50, 0),
+    fixed(summary.ttftP99, 0),
+    fixed(summary.lightP99, 0),
+    fixed(summary.heavyP99, 0),
+    thousands(summary.tokensPerSecond),
+    percent(summary.prefixHitShare),
+  ]);
+  const problems = results.runs.flatMap((run) => (run.problem === undefined ? [] : [`- ${run.label}: Munja logged \`${run.problem}\``]));
+  const targets = fleetTargets(results).map((target) => [target.goal, target.measured, target.pass ? 'pass' : '**miss**']);
+  return `${modelText(results)}
+
+${table(['strategy', 'requests', 'TTFT p50, ms', 'TTFT p99, ms', 'light tenants p99, ms', 'heavy tenant p99, ms', 'output tokens/s', 'prompt tokens from prefix cache'], rows)}
+
+Targets (engine-aware, against each baseline in the same run):
+
+${table(['target', 'measured', 'verdict'], targets, true)}
+${plotLink === undefined ? '' : `\n![${FLEET_PLOT_TITLE}](${plotLink})\n`}
+Whole scenario: ${fixed(results.seconds, 0)} s. ${problems.length === 0 ? 'Munja logged nothing above info in any run.' : `Problems seen:\n\n${problems.join('\n')}`}`;
+}
