@@ -232,9 +232,9 @@ describe('usage', () => {
     const one = (await call('POST', '/v1/admin/keys', { account: 'usage@example.com' })).body;
     const two = (await call('POST', '/v1/admin/keys', { account: 'usage@example.com' })).body;
     await gateway.app.store.addUsage([
-      { keyId: one.id, day: '2025-03-01', requests: 2, promptTokens: 20, completionTokens: 5 },
-      { keyId: one.id, day: '2025-03-02', requests: 1, promptTokens: 10, completionTokens: 1 },
-      { keyId: two.id, day: '2025-03-02', requests: 4, promptTokens: 40, completionTokens: 4 },
+      { keyId: one.id, day: '2025-03-01', model: 'model-a', requests: 2, promptTokens: 20, completionTokens: 5, costMicros: 0 },
+      { keyId: one.id, day: '2025-03-02', model: 'model-a', requests: 1, promptTokens: 10, completionTokens: 1, costMicros: 0 },
+      { keyId: two.id, day: '2025-03-02', model: 'model-a', requests: 4, promptTokens: 40, completionTokens: 4, costMicros: 0 },
     ]);
     const range = 'from=2025-03-01&to=2025-03-31';
     const all = await call('GET', `/v1/admin/usage?account=usage@example.com&${range}`);

@@ -257,9 +257,9 @@ describe('munja usage', () => {
     const today = new Date().toISOString().slice(0, 10);
     const longAgo = new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10);
     await store.addUsage([
-      { keyId: a.id, day: today, requests: 3, promptTokens: 30, completionTokens: 300 },
-      { keyId: b.id, day: today, requests: 1, promptTokens: 10, completionTokens: 1000 },
-      { keyId: b.id, day: longAgo, requests: 100, promptTokens: 100, completionTokens: 100 },
+      { keyId: a.id, day: today, model: 'model-a', requests: 3, promptTokens: 30, completionTokens: 300, costMicros: 0 },
+      { keyId: b.id, day: today, model: 'model-a', requests: 1, promptTokens: 10, completionTokens: 1000, costMicros: 0 },
+      { keyId: b.id, day: longAgo, model: 'model-a', requests: 100, promptTokens: 100, completionTokens: 100, costMicros: 0 },
     ]);
     await store.close();
     const all = await munjaJson<{ keys: { id: string; requests: number }[]; total: Record<string, number> }>('usage');

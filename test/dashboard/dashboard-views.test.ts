@@ -33,7 +33,7 @@ afterAll(async () => {
 async function usageOf(email: string, day: string, requests: number, promptTokens: number, completionTokens: number): Promise<void> {
   const account = await gateway.app.store.findAccountByEmail(email);
   const [key] = await gateway.app.store.listKeys(account!.id);
-  await gateway.app.store.addUsage([{ keyId: key!.id, day, requests, promptTokens, completionTokens }]);
+  await gateway.app.store.addUsage([{ keyId: key!.id, day, model: 'model-a', requests, promptTokens, completionTokens, costMicros: 0 }]);
 }
 
 const axisLabels = (page: Page) => page.locator('svg.chart text.axis[text-anchor="end"]').allTextContents();
