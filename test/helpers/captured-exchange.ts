@@ -41,6 +41,7 @@ export function capturedExchange(client: Abortable, streamTo: RequestContext | n
     timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000, maxEventBytes: 1024 * 1024 },
     headers: {},
     asBytes,
+    cachedInputPriced: false,
   }, { succeeded: resolve, failed: reject }));
   if (handler === undefined) throw new Error('startExchange did not dispatch');
   return { handler, ended };
