@@ -169,8 +169,8 @@ function checkMaxTokens(request: ChatRequest, model: ModelConfig): number | null
 /**
  * A request answered from the response cache: the model must be one the key may use, and the
  * rate limiter counts it as one request with no tokens (the documented policy). Its lease is
- * settled at once and its usage recorded as a request of `model` with no tokens and no cost. Returns the limiter's numbers
- * for the x-ratelimit-* headers.
+ * settled at once and its usage recorded as a request of `model` (the id asked for) with no tokens
+ * and no cost. Returns the limiter's numbers for the x-ratelimit-* headers.
  */
 export function admitCacheHit(deps: CompletionServiceDeps, principal: Principal, model: string): RateLimitState | Promise<RateLimitState> {
   const decided = deps.limiter.tryAcquire(principal, 0);

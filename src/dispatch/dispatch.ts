@@ -46,7 +46,7 @@ export interface CompletionOutcome {
   readonly completionTokens: number;
   /**
    * Of the prompt tokens, those the target read from its cache (priced at the model's cachedInput),
-   * when it reported them and the model's price tells them apart.
+   * when it reported them (a JSON completion's only when the model's price tells them apart).
    */
   readonly cachedPromptTokens?: number;
   /** The JSON completion, when not streamed and not `bytes`; absent or null if the client left first. */
