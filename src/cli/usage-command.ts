@@ -4,6 +4,7 @@
 import { ConfigError, currencyFrom } from '../config/load-config.ts';
 import { formatMicros } from '../budget/price.ts';
 import { lastDays } from '../dashboard/usage-api.ts';
+import type { ApiKeyRecord } from '../store/store.ts';
 import { expectPositionals, parseAccountEmail, parseCommandArgs, parsePositiveInteger } from './arguments.ts';
 import { CliError, EXIT_FAILURE, EXIT_OK, usageError, writeJson, type CliIo } from './cli-io.ts';
 import { formatTable } from './format.ts';
@@ -64,17 +65,18 @@ export async function usageCommand(args: string[], io: CliIo): Promise<number> {
     ...[totals.requests, totals.promptTokens, totals.completionTokens].map((n) => n.toLocaleString('en-US')), formatMicros(totals.costMicros),
   ];
   const numbers = ['REQUESTS', 'PROMPT TOKENS', 'COMPLETION TOKENS', 'COST'];
-  const lines = [...groups].map(([group, totals]) => [...labelsOf(by, group), ...cells(totals)]);
+  const lines = [...groups].map(([group, totals]) => [...labelsOf(by, group, keyOf, emails), ...cells(totals)]);
   const heads = by === 'key' ? ['KEY', 'NAME', 'ACCOUNT'] : [by.toUpperCase()];
   io.stdout.write(formatTable([...heads, ...numbers], [...lines, ['TOTAL', ...heads.slice(1).map(() => ''), ...cells(total)]]));
   return EXIT_OK;
+}
 
-  function labelsOf(grouping: UsageGrouping, group: string): string[] {
-    if (grouping === 'model') return [group === '' ? UNKNOWN_MODEL : group];
-    if (grouping !== 'key') return [group];
-    const key = keyOf.get(group)!;
-    return [key.id, key.name || '-', emails.get(key.accountId) ?? '?'];
-  }
+/** A group's first cells in the table: a key's id, name and account; else its name. */
+function labelsOf(by: UsageGrouping, group: string, keyOf: ReadonlyMap<string, ApiKeyRecord>, emails: ReadonlyMap<string, string>): string[] {
+  if (by === 'model') return [group === '' ? UNKNOWN_MODEL : group];
+  if (by !== 'key') return [group];
+  const key = keyOf.get(group)!;
+  return [key.id, key.name || '-', emails.get(key.accountId) ?? '?'];
 }
 
 function parseGrouping(value: string | undefined): UsageGrouping {
