@@ -42,7 +42,7 @@ export function exactKeyOf(cache: ResponseCache, ctx: RequestContext, principal:
 
 /** Answers `ctx` with a cached reply, once the rate limiter has counted it. */
 export function answerFromCache(deps: CompletionServiceDeps, ctx: RequestContext, principal: Principal, reply: CachedReply): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
-  const limits = admitCacheHit(deps, principal);
+  const limits = admitCacheHit(deps, principal, ctx.model ?? '');
   return limits instanceof Promise ? limits.then((state) => sendReply(ctx, state, reply)) : sendReply(ctx, limits, reply);
 }
 

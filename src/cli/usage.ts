@@ -33,8 +33,9 @@ const COMMANDS: readonly CommandHelp[] = [
   },
   {
     name: 'usage',
-    synopsis: 'usage [--account EMAIL] [--days N] [--json]',
-    description: 'Requests and tokens per key over the last N days (default 30, UTC), with the total.',
+    synopsis: 'usage [--account EMAIL] [--days N] [--by key|model|account|day] [--json]',
+    description: 'Requests, tokens and spend over the last N days (default 30, UTC), with the total.\n'
+      + '--by: per key (default), per model asked for, per account or per day. Spend is in budgets.currency.',
   },
   {
     name: 'audit',

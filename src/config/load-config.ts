@@ -102,6 +102,13 @@ export function maxKeysPerAccountFrom(env: Env): number {
   return file.server?.dashboard?.maxKeysPerAccount ?? DEFAULT_DASHBOARD.maxKeysPerAccount;
 }
 
+/** `budgets.currency` alone, for `munja usage` (the rest of the config must not stop the CLI). */
+export function currencyFrom(env: Env): string {
+  const path = env.MUNJA_CONFIG?.trim();
+  const file = path ? readConfigFile(resolve(path)) : {};
+  return file.budgets?.currency ?? DEFAULT_BUDGET_CURRENCY;
+}
+
 /**
  * REDIS_URL alone, for the CLI too (it must reach the same store as the server); null means the
  * embedded store. `tuning` is the config file's `redis` section.

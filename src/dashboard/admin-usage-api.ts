@@ -1,4 +1,4 @@
-// Admins: requests and tokens per day over the last 30 days, per account, for one page of accounts
+// Admins: requests, tokens and spend per day over the last 30 days, per account, for one page of accounts
 // at a time (oldest first, the pages of the Accounts list), summed on the server so that the page
 // gets one row per account and day, not one per key. Sign-up may be open to anyone, so one answer
 // never reads every account and key: at most a page of accounts, their keys, and 30 days of rows.
@@ -10,7 +10,7 @@ import { USAGE_DAYS, lastDays } from './usage-api.ts';
 
 export const ADMIN_USAGE_PAGE_SIZE = 50;
 
-interface AccountDay { day: string; accountId: string; requests: number; promptTokens: number; completionTokens: number }
+interface AccountDay { day: string; accountId: string; requests: number; promptTokens: number; completionTokens: number; costMicros: number }
 
 /** GET /dashboard/api/admin/usage, and /dashboard/api/admin/usage/page/OFFSET for the pages after the first. */
 export async function adminUsage(deps: DashboardDeps, { ctx, headers }: DashboardRequest): Promise<void> {
@@ -25,16 +25,18 @@ export async function adminUsage(deps: DashboardDeps, { ctx, headers }: Dashboar
   for (const row of rows) {
     const accountId = accountOf.get(row.keyId) ?? '';
     const id = `${accountId} ${row.day}`;
-    const sum = sums.get(id) ?? { day: row.day, accountId, requests: 0, promptTokens: 0, completionTokens: 0 };
+    const sum = sums.get(id) ?? { day: row.day, accountId, requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 };
     sum.requests += row.requests;
     sum.promptTokens += row.promptTokens;
     sum.completionTokens += row.completionTokens;
+    sum.costMicros += row.costMicros;
     sums.set(id, sum);
   }
   sendApiJson(ctx, {
     days,
     accounts: accounts.map((account) => ({ id: account.id, email: account.email, status: account.status })),
     rows: [...sums.values()],
+    currency: deps.config.budgets.currency,
     total, offset, pageSize: ADMIN_USAGE_PAGE_SIZE,
   });
 }

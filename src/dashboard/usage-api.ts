@@ -1,4 +1,4 @@
-// Requests and tokens per day for the last 30 days (UTC), read from the counters the API writes
+// Requests, tokens and spend per day, key and model for the last 30 days (UTC), read from the counters the API writes
 // (store/usage-recorder.ts flushes them once a second), for one page of the account's keys at a
 // time (newest first, the same pages as the key list): at most 25 keys × 30 days of rows per
 // request, so the (synchronous, for munja.db) query stays short however many keys the account made.
@@ -18,7 +18,7 @@ export async function usage(deps: DashboardDeps, { ctx, headers }: DashboardRequ
   const { keys, total } = await deps.store.listKeyPage(account.id, offset, KEY_PAGE_SIZE);
   const days = lastDays(USAGE_DAYS, Date.now());
   const rows = await deps.store.usageByDay(keys.map((key) => key.id), days[0]!, days.at(-1)!);
-  sendApiJson(ctx, { days, keys: keys.map(keyView), rows, total, offset, pageSize: KEY_PAGE_SIZE });
+  sendApiJson(ctx, { days, keys: keys.map(keyView), rows, currency: deps.config.budgets.currency, total, offset, pageSize: KEY_PAGE_SIZE });
 }
 
 /** The `count` days up to and including today, oldest first, as YYYY-MM-DD (UTC). */

@@ -169,16 +169,16 @@ function checkMaxTokens(request: ChatRequest, model: ModelConfig): number | null
 /**
  * A request answered from the response cache: the model must be one the key may use, and the
  * rate limiter counts it as one request with no tokens (the documented policy). Its lease is
- * settled at once and its usage recorded as a request with no tokens. Returns the limiter's numbers
- * for the x-ratelimit-* headers.
+ * settled at once and its usage recorded as a request of `model` (the id asked for) with no tokens
+ * and no cost. Returns the limiter's numbers for the x-ratelimit-* headers.
  */
-export function admitCacheHit(deps: CompletionServiceDeps, principal: Principal): RateLimitState | Promise<RateLimitState> {
+export function admitCacheHit(deps: CompletionServiceDeps, principal: Principal, model: string): RateLimitState | Promise<RateLimitState> {
   const decided = deps.limiter.tryAcquire(principal, 0);
-  if (decided !== null) return settledHit(deps, principal, decided);
-  return deps.limiter.acquire(principal, 0).then((decision) => settledHit(deps, principal, decision));
+  if (decided !== null) return settledHit(deps, principal, model, decided);
+  return deps.limiter.acquire(principal, 0).then((decision) => settledHit(deps, principal, model, decision));
 }
 
-function settledHit(deps: CompletionServiceDeps, principal: Principal, decision: LimitDecision): RateLimitState {
+function settledHit(deps: CompletionServiceDeps, principal: Principal, model: string, decision: LimitDecision): RateLimitState {
   const { lease } = decision;
   if (!decision.allowed || lease === null) throw rateLimitError(decision, 0);
   // Copied: the limiter may answer its next call with the same object.
@@ -191,6 +191,6 @@ function settledHit(deps: CompletionServiceDeps, principal: Principal, decision:
     tokensResetMs: decision.tokensResetMs,
   };
   void deps.limiter.settle(lease, 0);
-  deps.usage.record(principal.keyId, 0, 0);
+  deps.usage.record(principal.keyId, model, 0, 0, 0);
   return state;
 }

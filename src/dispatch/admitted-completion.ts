@@ -124,9 +124,9 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
   succeeded(outcome: CompletionOutcome): void {
     if (this.#settled) return;
     const billedPrompt = outcome.promptTokens ?? this.promptTokens;
-    this.#settle(billedPrompt, outcome.completionTokens, true);
-    // A stream cut short is billed for what it delivered.
-    this.#deps!.usage.record(this.principal.keyId, billedPrompt, outcome.completionTokens);
+    this.#settle(billedPrompt, outcome.completionTokens, outcome.cachedPromptTokens ?? 0, true);
+    // A stream cut short is billed for what it delivered. Usage is counted under the model asked for.
+    this.#deps!.usage.record(this.principal.keyId, this.publicModel, billedPrompt, outcome.completionTokens, this.cost);
     this.#answer!.completed(this, outcome, billedPrompt);
   }
 
@@ -136,17 +136,17 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
    */
   failed(error: unknown): void {
     if (this.#settled) return;
-    this.#settle(this.promptTokens, 0, false);
+    this.#settle(this.promptTokens, 0, 0, false);
     this.#answer!.refused(this, error);
   }
 
   /** `served`: the client got a reply (in full or cut short) and pays for it; else it pays nothing. */
-  #settle(promptTokens: number, completionTokens: number, served: boolean): void {
+  #settle(promptTokens: number, completionTokens: number, cachedPromptTokens: number, served: boolean): void {
     this.#settled = true;
     const deps = this.#deps!;
     const { keyId } = this.principal;
     void deps.limiter.settle(this.lease!, promptTokens + completionTokens);
-    if (served && this.model.price != null) this.cost = costMicros(this.model.price, promptTokens, completionTokens);
+    if (served && this.model.price != null) this.cost = costMicros(this.model.price, promptTokens, completionTokens, cachedPromptTokens);
     if (this.budgetHold !== null) deps.budgets!.settle(this.budgetHold, this.cost);
     deps.keyInFlight.leave(keyId);
   }

@@ -44,6 +44,11 @@ export interface CompletionOutcome {
   /** The target's own prompt count when it reported one (upstreams); else ours stands. */
   readonly promptTokens: number | null;
   readonly completionTokens: number;
+  /**
+   * Of the prompt tokens, those the target read from its cache (priced at the model's cachedInput),
+   * when it reported them (a JSON completion's only when the model's price tells them apart).
+   */
+  readonly cachedPromptTokens?: number;
   /** The JSON completion, when not streamed and not `bytes`; absent or null if the client left first. */
   readonly body?: Record<string, unknown> | null;
   /** The JSON completion as bytes ready to send, when asked for and possible. */

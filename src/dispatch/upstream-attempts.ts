@@ -111,6 +111,11 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     return this.#completion.asBytes;
   }
 
+  get cachedInputPriced(): boolean {
+    const { price } = this.#completion.model;
+    return price != null && price.cachedInput !== price.input;
+  }
+
   get timeouts(): UpstreamTimeouts {
     return this.#deps.timeouts;
   }

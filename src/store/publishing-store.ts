@@ -62,8 +62,8 @@ export class PublishingStore implements StoreWithEvents {
   listKeys(accountId?: string): Promise<ApiKeyRecord[]> { return this.#store.listKeys(accountId); }
   markKeysUsed(keyIds: readonly string[], at: number): Promise<void> { return this.#store.markKeysUsed(keyIds, at); }
   addUsage(deltas: readonly UsageDelta[]): Promise<void> { return this.#store.addUsage(deltas); }
-  usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
-    return this.#store.usageByDay(keyIds, fromDay, toDay);
+  usageByDay(keyIds: readonly string[] | null, fromDay: string, toDay: string, model?: string): Promise<UsageRow[]> {
+    return this.#store.usageByDay(keyIds, fromDay, toDay, model);
   }
   createAccountWithPassword(email: string, hash: string): Promise<Account | undefined> { return this.#store.createAccountWithPassword(email, hash); }
   findPasswordHash(accountId: string): Promise<string | undefined> { return this.#store.findPasswordHash(accountId); }

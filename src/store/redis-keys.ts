@@ -25,7 +25,8 @@
 //                                             may name sessions that are gone)
 //   munja:attempts:<name>              string sign-in attempt count (expires with its window)
 //   munja:token:<kind>:<digest>        string a single-use token's payload (expires with it)
-//   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   requests promptTokens completionTokens (expires)
+//   munja:usage:{<keyId>}:<YYYY-MM-DD> hash   per model: requests:<model> promptTokens:<model> completionTokens:<model>
+//                                             costMicros:<model>; bare names: model '' (redis-usage.ts) (expires)
 //   munja:usage:{<keyId>}:days         zset   the days with usage, lexicographic (expires)
 //   munja:responses:{<accountId>}:record:<id> hash id accountId keyId createdAt expiresAt [previousResponseId]
 //                                             body (expires at expiresAt)

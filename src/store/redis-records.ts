@@ -1,6 +1,6 @@
 // Redis hash fields ⇄ the frozen plain objects the Store interface promises (the same shapes the
 // SQLite store returns). A field that is absent means null.
-import type { Account, AccountStatus, ApiKeyRecord, NewKey, StoredResponse, UsageRow } from './store.ts';
+import type { Account, AccountStatus, ApiKeyRecord, NewKey, StoredResponse } from './store.ts';
 
 export type Fields = Readonly<Record<string, string>>;
 
@@ -93,16 +93,4 @@ export function storedResponseFields(record: StoredResponse): string[] {
   ];
   if (record.previousResponseId !== null) fields.push('previousResponseId', record.previousResponseId);
   return fields;
-}
-
-/** A USAGE_BY_DAY row: [day, requests, promptTokens, completionTokens]. */
-export function toUsage(keyId: string, row: unknown): UsageRow {
-  const [day, requests, promptTokens, completionTokens] = Array.isArray(row) ? row.map(String) : [];
-  return Object.freeze({
-    keyId,
-    day: day ?? '',
-    requests: Number(requests),
-    promptTokens: Number(promptTokens),
-    completionTokens: Number(completionTokens),
-  });
 }

@@ -219,23 +219,31 @@ for _, idKey in ipairs(KEYS) do
 end
 return 0`);
 
-/** KEYS: day hash, days zset. ARGV: requests, prompt tokens, completion tokens, day, ttl seconds, oldest day kept. */
+/**
+ * KEYS: day hash, days zset. ARGV: requests, prompt tokens, completion tokens, cost (micro-units),
+ * day, ttl seconds, oldest day kept, field suffix (redis-usage.ts usageField: the model's).
+ */
 export const ADD_USAGE = new RedisScript(`
-redis.call('HINCRBY', KEYS[1], 'requests', ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'promptTokens', ARGV[2])
-redis.call('HINCRBY', KEYS[1], 'completionTokens', ARGV[3])
-redis.call('EXPIRE', KEYS[1], ARGV[5])
-redis.call('ZADD', KEYS[2], 0, ARGV[4])
-redis.call('ZREMRANGEBYLEX', KEYS[2], '-', '(' .. ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[5])
+local suffix = ARGV[8]
+redis.call('HINCRBY', KEYS[1], 'requests' .. suffix, ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'promptTokens' .. suffix, ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'completionTokens' .. suffix, ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'costMicros' .. suffix, ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('ZADD', KEYS[2], 0, ARGV[5])
+redis.call('ZREMRANGEBYLEX', KEYS[2], '-', '(' .. ARGV[7])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
 return 0`);
 
-/** KEYS: days zset. ARGV: usage prefix, first day, last day. → {day, requests, prompt, completion} per day. */
+/** KEYS: days zset. ARGV: usage prefix, first day, last day. → {day, field, value, field, value, …} per day. */
 export const USAGE_BY_DAY = new RedisScript(`
 local rows = {}
 for _, day in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], '[' .. ARGV[2], '[' .. ARGV[3])) do
-  local v = redis.call('HMGET', ARGV[1] .. day, 'requests', 'promptTokens', 'completionTokens')
-  if v[1] then rows[#rows + 1] = {day, v[1], v[2], v[3]} end
+  local fields = redis.call('HGETALL', ARGV[1] .. day)
+  if #fields > 0 then
+    table.insert(fields, 1, day)
+    rows[#rows + 1] = fields
+  end
 end
 return rows`);
 

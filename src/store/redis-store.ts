@@ -11,7 +11,8 @@ import { RedisCredentials } from './redis-credentials.ts';
 import { RedisResponses } from './redis-responses.ts';
 import { ensureKeySecret } from './redis-key-secret.ts';
 import { RedisAudit } from './redis-audit.ts';
-import { accountFields, fieldsOf, keyFields, toAccount, toKey, toUsage } from './redis-records.ts';
+import { accountFields, fieldsOf, keyFields, toAccount, toKey } from './redis-records.ts';
+import { toUsageRows, usageFieldSuffix } from './redis-usage.ts';
 import {
   ACCOUNT_BY_EMAIL, ADD_USAGE, COUNT_ACTIVE_KEYS, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, FIND_KEY_BY_ID, LIST_ACCOUNTS, LIST_KEYS, MARK_KEYS_USED,
   REVOKE_KEY, ROTATE_KEY, UPDATE_KEY, USAGE_BY_DAY,
@@ -188,18 +189,20 @@ export class RedisStore implements Store {
       return ADD_USAGE.run(
         this.client,
         [prefix + d.day, `${prefix}days`],
-        [d.requests, d.promptTokens, d.completionTokens, d.day, ttlSeconds, dayBefore(d.day, USAGE_RETENTION_DAYS)],
+        [d.requests, d.promptTokens, d.completionTokens, d.costMicros, d.day, ttlSeconds, dayBefore(d.day, USAGE_RETENTION_DAYS), usageFieldSuffix(d.model)],
       );
     });
   }
 
-  async usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
-    const perKey = await inBatches([...new Set(keyIds)], async (keyId) => {
+  /** Every key's (`keyIds` null) reads each key ever made: usage is kept per key, in the key's slot. */
+  async usageByDay(keyIds: readonly string[] | null, fromDay: string, toDay: string, model?: string): Promise<UsageRow[]> {
+    const ids = keyIds === null ? await this.client.zrange(storeKeys.keys, '0', '-1') : [...new Set(keyIds)];
+    const perKey = await inBatches(ids, async (keyId) => {
       const prefix = usagePrefix(keyId);
       const rows = await USAGE_BY_DAY.run(this.client, [`${prefix}days`], [prefix, fromDay, toDay]);
-      return Array.isArray(rows) ? rows.map((row) => toUsage(keyId, row)) : [];
+      return Array.isArray(rows) ? rows.flatMap((row) => toUsageRows(keyId, row, model)) : [];
     });
-    return perKey.flat().sort((a, b) => compare(a.day, b.day) || compare(a.keyId, b.keyId));
+    return perKey.flat().sort((a, b) => compare(a.day, b.day) || compare(a.keyId, b.keyId) || compare(a.model, b.model));
   }
 
   async createAccountWithPassword(email: string, passwordHash: string): Promise<Account | undefined> {

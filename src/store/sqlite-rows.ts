@@ -73,9 +73,11 @@ export function toUsage(row: Row): UsageRow {
   return Object.freeze({
     keyId: text(row, 'key_id'),
     day: text(row, 'day'),
+    model: text(row, 'model'),
     requests: integer(row, 'requests'),
     promptTokens: integer(row, 'prompt_tokens'),
     completionTokens: integer(row, 'completion_tokens'),
+    costMicros: integer(row, 'cost_micros'),
   });
 }
 

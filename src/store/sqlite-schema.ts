@@ -124,6 +124,23 @@ const MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX key_grace_by_expiry ON key_grace (expires_at);`,
+  // 8: usage per key, day and model, with its cost (micro-units of the budgets' currency). The rows
+  // counted before keep model '' (unknown) and cost 0. usage_by_day serves the reads over every key.
+  `CREATE TABLE usage_by_model (
+     key_id            TEXT NOT NULL REFERENCES keys (id),
+     day               TEXT NOT NULL,
+     model             TEXT NOT NULL,
+     requests          INTEGER NOT NULL,
+     prompt_tokens     INTEGER NOT NULL,
+     completion_tokens INTEGER NOT NULL,
+     cost_micros       INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day, model)
+   ) STRICT, WITHOUT ROWID;
+   INSERT INTO usage_by_model (key_id, day, model, requests, prompt_tokens, completion_tokens, cost_micros)
+     SELECT key_id, day, '', requests, prompt_tokens, completion_tokens, 0 FROM usage_daily;
+   DROP TABLE usage_daily;
+   ALTER TABLE usage_by_model RENAME TO usage_daily;
+   CREATE INDEX usage_by_day ON usage_daily (day, key_id, model);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

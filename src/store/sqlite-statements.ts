@@ -39,13 +39,19 @@ export function prepareStatements(db: DatabaseSync) {
     deleteExpiredTokens: sql('DELETE FROM tokens WHERE expires_at <= ?'),
     revokeKey: sql('UPDATE keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *'),
     markUsed: sql('UPDATE keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?'),
-    addUsage: sql(`INSERT INTO usage_daily (key_id, day, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?)
-                   ON CONFLICT (key_id, day) DO UPDATE SET
+    addUsage: sql(`INSERT INTO usage_daily (key_id, day, model, requests, prompt_tokens, completion_tokens, cost_micros)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (key_id, day, model) DO UPDATE SET
                      requests = requests + excluded.requests,
                      prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-                     completion_tokens = completion_tokens + excluded.completion_tokens`),
-    usageByDay: sql(`SELECT * FROM usage_daily WHERE key_id IN (SELECT value FROM json_each(?)) AND day BETWEEN ? AND ?
-                     ORDER BY day, key_id`),
+                     completion_tokens = completion_tokens + excluded.completion_tokens,
+                     cost_micros = cost_micros + excluded.cost_micros`),
+    // ?3 null: any model.
+    usageOfKeys: sql(`SELECT * FROM usage_daily WHERE key_id IN (SELECT value FROM json_each(?1)) AND day BETWEEN ?2 AND ?4
+                        AND (?3 IS NULL OR model = ?3)
+                      ORDER BY day, key_id, model`),
+    usageOfAll: sql(`SELECT * FROM usage_daily WHERE day BETWEEN ?1 AND ?3 AND (?2 IS NULL OR model = ?2)
+                     ORDER BY day, key_id, model`),
     allAccounts: sql('SELECT * FROM accounts ORDER BY created_at, rowid'),
     accountPage: sql('SELECT * FROM accounts ORDER BY created_at, rowid LIMIT ? OFFSET ?'),
     insertAccountOnce: sql(`INSERT INTO accounts (id, email, mailbox, status, is_admin, created_at) VALUES (?, ?, ?, 'active', 0, ?)

@@ -184,14 +184,15 @@ export class SqliteStore implements Store {
   async addUsage(deltas: readonly UsageDelta[]): Promise<void> {
     this.#transaction(() => {
       for (const d of deltas) {
-        this.#sql.addUsage.run(d.keyId, d.day, d.requests, d.promptTokens, d.completionTokens);
+        this.#sql.addUsage.run(d.keyId, d.day, d.model, d.requests, d.promptTokens, d.completionTokens, d.costMicros);
       }
     });
   }
 
-  async usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
+  async usageByDay(keyIds: readonly string[] | null, fromDay: string, toDay: string, model?: string): Promise<UsageRow[]> {
+    if (keyIds === null) return this.#sql.usageOfAll.all(fromDay, model ?? null, toDay).map(toUsage);
     if (keyIds.length === 0) return [];
-    return this.#sql.usageByDay.all(JSON.stringify(keyIds), fromDay, toDay).map(toUsage);
+    return this.#sql.usageOfKeys.all(JSON.stringify(keyIds), fromDay, model ?? null, toDay).map(toUsage);
   }
 
   async createAccountWithPassword(email: string, passwordHash: string): Promise<Account | undefined> {

@@ -100,9 +100,13 @@ export interface NewKey {
 export interface UsageDelta {
   readonly keyId: string;
   readonly day: string; // YYYY-MM-DD, UTC
+  /** The model id the client asked for ('' for usage counted before models were). */
+  readonly model: string;
   readonly requests: number;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** What the requests cost, in micro-units of the budgets' currency (0 without a price). */
+  readonly costMicros: number;
 }
 
 export interface UsageRow extends UsageDelta {}
@@ -257,7 +261,11 @@ export interface Store {
   rotateKey(keyId: string, next: KeySecretChange, graceUntil: number): Promise<ApiKeyRecord | undefined>;
 
   addUsage(deltas: readonly UsageDelta[]): Promise<void>;
-  usageByDay(keyIds: readonly string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
+  /**
+   * Rows per key, day and model from `fromDay` to `toDay` (inclusive), ordered by day, key and
+   * model: the keys given, or every key's when `keyIds` is null; of one model when `model` is given.
+   */
+  usageByDay(keyIds: readonly string[] | null, fromDay: string, toDay: string, model?: string): Promise<UsageRow[]>;
 
   // Dashboard credentials. A password hash is an opaque string (see dashboard/password-hasher.ts).
   /**

@@ -8,16 +8,21 @@ const DAY_MS = 86_400_000;
 interface Pending {
   keyId: string;
   day: string;
+  model: string;
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  costMicros: number;
 }
+
+/** A day's pending usage, per key, then per model. */
+type DayBatch = Map<string, Map<string, Pending>>;
 
 export class UsageRecorder {
   readonly #store: Store;
   readonly #logger: Logger;
-  /** Per day, per key: nested rather than keyed by "key|day", which built a string per request. */
-  #pending = new Map<string, Map<string, Pending>>();
+  /** Per day, per key, per model: nested rather than keyed by "key|day|model", which built a string per request. */
+  #pending = new Map<string, DayBatch>();
   #used = new Set<string>();
   readonly #timer: NodeJS.Timeout;
   #flushing: Promise<void> = Promise.resolve();
@@ -28,19 +33,25 @@ export class UsageRecorder {
     this.#timer = setInterval(() => { void this.flush(); }, intervalMs).unref();
   }
 
-  /** `requests`: how many requests the tokens are for (more than one when a failed write is merged back). */
-  record(keyId: string, promptTokens: number, completionTokens: number, now = Date.now(), requests = 1): void {
+  /**
+   * `model`: the model id the client asked for. `costMicros`: what it cost (0 without a price).
+   * `requests`: how many requests the tokens are for (more than one when a failed write is merged back).
+   */
+  record(keyId: string, model: string, promptTokens: number, completionTokens: number, costMicros: number, now = Date.now(), requests = 1): void {
     const day = this.#dayOf(now);
     let ofDay = this.#pending.get(day);
     if (ofDay === undefined) this.#pending.set(day, (ofDay = new Map()));
-    let pending = ofDay.get(keyId);
+    let ofKey = ofDay.get(keyId);
+    if (ofKey === undefined) ofDay.set(keyId, (ofKey = new Map()));
+    let pending = ofKey.get(model);
     if (pending === undefined) {
-      pending = { keyId, day, requests: 0, promptTokens: 0, completionTokens: 0 };
-      ofDay.set(keyId, pending);
+      pending = { keyId, day, model, requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 };
+      ofKey.set(model, pending);
     }
     pending.requests += requests;
     pending.promptTokens += promptTokens;
     pending.completionTokens += completionTokens;
+    pending.costMicros += costMicros;
     this.#used.add(keyId);
   }
 
@@ -75,7 +86,9 @@ export class UsageRecorder {
     this.#pending = new Map();
     this.#used = new Set();
     const deltas: UsageDelta[] = [];
-    for (const ofDay of batch.values()) deltas.push(...ofDay.values());
+    for (const ofDay of batch.values()) {
+      for (const ofKey of ofDay.values()) deltas.push(...ofKey.values());
+    }
     try {
       await this.#store.addUsage(deltas);
     } catch (error) {
@@ -91,9 +104,13 @@ export class UsageRecorder {
     }
   }
 
-  #merge(batch: Map<string, Map<string, Pending>>): void {
+  #merge(batch: Map<string, DayBatch>): void {
     for (const ofDay of batch.values()) {
-      for (const old of ofDay.values()) this.record(old.keyId, old.promptTokens, old.completionTokens, Date.parse(old.day), old.requests);
+      for (const ofKey of ofDay.values()) {
+        for (const old of ofKey.values()) {
+          this.record(old.keyId, old.model, old.promptTokens, old.completionTokens, old.costMicros, Date.parse(old.day), old.requests);
+        }
+      }
     }
   }
 }

@@ -2,7 +2,8 @@
 // well-formed JSON and finds what the relay needs — the top-level `model` value (to splice in the
 // public id), that `choices` is an array in which a choice finished (a `finish_reason` string:
 // else the completion was cut short), and `usage`'s token counts — without building the object
-// or decoding the text. Anything it cannot vouch for simply (a key spelled with escapes, a repeated
+// or decoding the text; `usage.prompt_tokens_details.cached_tokens` too, when asked for (a price
+// tells cached prompt tokens apart), else that object is walked past as any value. Anything it cannot vouch for simply (a key spelled with escapes, a repeated
 // key it reads, nesting deeper than MAX_DEPTH) gets null, and the caller parses the text instead.
 
 export interface CompletionFacts {
@@ -14,6 +15,8 @@ export interface CompletionFacts {
   /** `usage.prompt_tokens` and `usage.completion_tokens` when they are numbers. */
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;
+  /** `usage.prompt_tokens_details.cached_tokens` when asked for and a number; else null. */
+  readonly cachedTokens: number | null;
 }
 
 const MAX_DEPTH = 64;
@@ -27,6 +30,8 @@ const FINISH_REASON = Buffer.from('finish_reason');
 const USAGE = Buffer.from('usage');
 const PROMPT_TOKENS = Buffer.from('prompt_tokens');
 const COMPLETION_TOKENS = Buffer.from('completion_tokens');
+const PROMPT_TOKENS_DETAILS = Buffer.from('prompt_tokens_details');
+const CACHED_TOKENS = Buffer.from('cached_tokens');
 
 class Invalid extends Error {}
 const INVALID = new Invalid();
@@ -46,9 +51,13 @@ class CompletionScanner implements CompletionFacts {
   sawUsage = false;
   promptTokens: number | null = null;
   completionTokens: number | null = null;
+  cachedTokens: number | null = null;
+  wantCached = false;
 
-  scan(bytes: Uint8Array): CompletionFacts | null {
+  scan(bytes: Uint8Array, wantCached: boolean): CompletionFacts | null {
     this.bytes = bytes;
+    this.wantCached = wantCached;
+    this.cachedTokens = null;
     this.pos = 0;
     this.modelStart = -1;
     this.modelEnd = -1;
@@ -143,6 +152,10 @@ class CompletionScanner implements CompletionFacts {
 
   readonly usageMember = (): void => {
     this.key();
+    if (this.wantCached && this.bytes[this.pos] === 0x7b && this.keyIs(PROMPT_TOKENS_DETAILS)) {
+      this.container(0x7d, this.promptDetailsMember, 3);
+      return;
+    }
     const prompt = this.keyIs(PROMPT_TOKENS);
     const completion = this.keyIs(COMPLETION_TOKENS);
     if ((prompt && this.promptTokens !== null) || (completion && this.completionTokens !== null)) throw INVALID;
@@ -152,6 +165,19 @@ class CompletionScanner implements CompletionFacts {
     if ((prompt || completion) && !number) throw INVALID;
     if (prompt) this.promptTokens = this.numberAt(at);
     if (completion) this.completionTokens = this.numberAt(at);
+  };
+
+  readonly promptDetailsMember = (depth: number): void => {
+    this.key();
+    if (!this.keyIs(CACHED_TOKENS)) {
+      this.value(depth + 1);
+      return;
+    }
+    if (this.cachedTokens !== null) throw INVALID;
+    const at = this.pos;
+    // As for the counts above: anything but a number is left to the parsing path.
+    if (!this.value(depth + 1)) throw INVALID;
+    this.cachedTokens = this.numberAt(at);
   };
 
   readonly anyMember = (depth: number): void => {
@@ -291,9 +317,12 @@ function isHex(byte: number | undefined): boolean {
 
 const SCANNER = new CompletionScanner();
 
-/** What the relay needs from a JSON completion, or null: parse it instead (it may be invalid). Valid until the next scan. */
-export function scanCompletion(bytes: Uint8Array): CompletionFacts | null {
-  return SCANNER.scan(bytes);
+/**
+ * What the relay needs from a JSON completion, or null: parse it instead (it may be invalid). Valid
+ * until the next scan. `wantCached`: read the cached prompt tokens too.
+ */
+export function scanCompletion(bytes: Uint8Array, wantCached = false): CompletionFacts | null {
+  return SCANNER.scan(bytes, wantCached);
 }
 
 // Public model ids come from the configuration: a bounded set, each quoted once.

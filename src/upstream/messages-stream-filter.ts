@@ -13,10 +13,11 @@ export class MessagesStreamFilter extends NativeStreamFilter {
   /** From message_start (the prompt, whole; the output, a first count) and the last message_delta. */
   #promptTokens: number | null = null;
   #completionTokens: number | null = null;
+  #cachedPromptTokens = 0;
 
   get usage(): StreamUsage | null {
     if (this.#promptTokens === null) return null;
-    return { promptTokens: this.#promptTokens, completionTokens: this.#completionTokens ?? this.contentEvents };
+    return { promptTokens: this.#promptTokens, completionTokens: this.#completionTokens ?? this.contentEvents, cachedPromptTokens: this.#cachedPromptTokens };
   }
 
   protected relay(name: string | null, event: Buffer, text: string, dataAt: number, out: ByteBatch): void {
@@ -28,7 +29,10 @@ export class MessagesStreamFilter extends NativeStreamFilter {
         const data = this.parsed(event, dataAt);
         if (data === null) return;
         const usage = nativeUsage('messages', (data['message'] as { usage?: unknown } | null)?.usage);
-        if (usage !== null) this.#promptTokens = usage.promptTokens;
+        if (usage !== null) {
+          this.#promptTokens = usage.promptTokens;
+          this.#cachedPromptTokens = usage.cachedPromptTokens;
+        }
         return this.addWithPublicModel(event, text, dataAt, MESSAGE_MODEL, out);
       }
       case 'message_delta': {
@@ -37,7 +41,11 @@ export class MessagesStreamFilter extends NativeStreamFilter {
         const usage = data['usage'] as Record<string, unknown> | null | undefined;
         // Its counts are the whole message's so far; the prompt's only in newer servers' deltas.
         if (isCount(usage?.['output_tokens'])) this.#completionTokens = usage['output_tokens'];
-        if (isCount(usage?.['input_tokens'])) this.#promptTokens = nativeUsage('messages', { ...usage, output_tokens: 0 })!.promptTokens;
+        if (isCount(usage?.['input_tokens'])) {
+          const counts = nativeUsage('messages', { ...usage, output_tokens: 0 })!;
+          this.#promptTokens = counts.promptTokens;
+          this.#cachedPromptTokens = counts.cachedPromptTokens;
+        }
         return out.add(event);
       }
       case 'message_stop':

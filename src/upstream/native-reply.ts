@@ -10,6 +10,8 @@ export interface NativeReply {
   /** The upstream's counts; null when it reported none (ours then stand). */
   readonly promptTokens: number | null;
   readonly completionTokens: number;
+  /** Of the prompt tokens, those the server read from its cache. */
+  readonly cachedPromptTokens: number;
 }
 
 const QUOTE = 0x22;
@@ -28,7 +30,7 @@ export function nativeReply(api: NativeApi, bytes: Buffer, publicModel: string):
   const [field, kind] = KIND[api];
   if (answer === null || typeof answer !== 'object' || answer[field] !== kind) return null;
   const usage = nativeUsage(api, answer['usage']);
-  return { bytes: withPublicModel(bytes, bytes.toString('latin1'), ROOT_MODEL, publicModel) ?? bytes, promptTokens: usage?.promptTokens ?? null, completionTokens: usage?.completionTokens ?? 0 };
+  return { bytes: withPublicModel(bytes, bytes.toString('latin1'), ROOT_MODEL, publicModel) ?? bytes, promptTokens: usage?.promptTokens ?? null, completionTokens: usage?.completionTokens ?? 0, cachedPromptTokens: usage?.cachedPromptTokens ?? 0 };
 }
 
 const ROOT_MODEL = ['model'];

@@ -16,6 +16,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { ByteBatch } from '../streaming/byte-batch.ts';
 import { DONE_FRAME, errorEvents } from '../http/sse-frames.ts';
 import { EventShape } from './event-shape.ts';
+import { countOr0 } from './native-usage.ts';
 import { sseLines } from './sse-lines.ts';
 import type { StreamFilter, StreamUsage } from './stream-relay.ts';
 
@@ -154,7 +155,10 @@ export class StreamEventFilter implements StreamFilter {
       const chunk = JSON.parse(event.toString('utf8', payloadAt)) as { usage?: Record<string, unknown>; choices?: unknown[] };
       const promptTokens = Number(chunk.usage?.prompt_tokens);
       const completionTokens = Number(chunk.usage?.completion_tokens);
-      if (Number.isFinite(promptTokens) && Number.isFinite(completionTokens)) this.usage = { promptTokens, completionTokens };
+      if (Number.isFinite(promptTokens) && Number.isFinite(completionTokens)) {
+        const details = chunk.usage?.prompt_tokens_details as Record<string, unknown> | null | undefined;
+        this.usage = { promptTokens, completionTokens, cachedPromptTokens: countOr0(details?.['cached_tokens']) };
+      }
       return Array.isArray(chunk.choices) && chunk.choices.length === 0;
     } catch {
       return false;

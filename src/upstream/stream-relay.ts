@@ -10,6 +10,8 @@ import { type OnEvent, SseEventSplitter } from './sse-event-splitter.ts';
 export interface StreamUsage {
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Of the prompt tokens, those the server read from its cache (0 when it did not say). */
+  readonly cachedPromptTokens: number;
 }
 
 /**

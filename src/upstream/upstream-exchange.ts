@@ -15,6 +15,7 @@ import type { JsonBody } from '../validation/json-body.ts';
 import { scanCompletion, withModel } from './completion-scan.ts';
 import { MessagesStreamFilter } from './messages-stream-filter.ts';
 import { nativeReply } from './native-reply.ts';
+import { countOr0 } from './native-usage.ts';
 import { buildNativeRequest, type NativeRequest } from './native-request.ts';
 import { type NativeStreamFilter, openNativeSink } from './native-stream-filter.ts';
 import { ResponsesStreamFilter } from './responses-stream-filter.ts';
@@ -44,12 +45,16 @@ export interface UpstreamCall {
   readonly headers: Readonly<Record<string, string>>;
   /** A JSON completion is wanted as bytes ready to send (`bytes`), not parsed (`body`). */
   readonly asBytes: boolean;
+  /** The model's price tells cached prompt tokens apart: only then are they read from a JSON completion. */
+  readonly cachedInputPriced: boolean;
 }
 
 export interface UpstreamOutcome {
   /** The upstream's own count, when it reported usage. */
   readonly promptTokens: number | null;
   readonly completionTokens: number;
+  /** Of the prompt tokens, those the upstream read from its cache, when it said (and, for a JSON completion, the price asks). */
+  readonly cachedPromptTokens?: number;
   /** Without streaming: the completion to send, `model` already set to the public id. */
   readonly body?: Record<string, unknown>;
   /** The same as bytes, when the call asked for them (and the completion could be read without parsing). */
@@ -230,11 +235,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #finishJson(): void {
     const bytes = this.#receivedBytes();
     // Bytes in, bytes out: the completion is checked and read in one pass, not parsed and serialised.
-    const facts = this.#call.asBytes && this.span === null ? scanCompletion(bytes) : null;
+    const call = this.#call;
+    const facts = call.asBytes && this.span === null ? scanCompletion(bytes, call.cachedInputPriced) : null;
     if (facts !== null) {
       this.#succeed({
         promptTokens: finiteOrNull(facts.promptTokens),
         completionTokens: finiteOrNull(facts.completionTokens) ?? 0,
+        cachedPromptTokens: facts.cachedTokens ?? 0,
         bytes: withModel(bytes, facts, this.#call.publicModel),
         headers: this.#passHeaders,
       }, null);
@@ -251,12 +258,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     }
     this.span?.completion(completion);
     completion.model = this.#call.publicModel;
-    const usage = completion.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+    const usage = completion.usage as { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null } | undefined;
     const promptTokens = Number(usage?.prompt_tokens);
     const completionTokens = Number(usage?.completion_tokens);
     this.#succeed({
       promptTokens: Number.isFinite(promptTokens) ? promptTokens : null,
       completionTokens: Number.isFinite(completionTokens) ? completionTokens : 0,
+      cachedPromptTokens: call.cachedInputPriced ? countOr0(usage?.prompt_tokens_details?.cached_tokens) : 0,
       body: completion,
       headers: this.#passHeaders,
     }, null);
@@ -265,13 +273,16 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #finishNativeJson(native: NativeRequest): void {
     const reply = nativeReply(native.api, this.#receivedBytes(), this.#call.publicModel);
     if (reply === null) return this.#fail(invalidResponse('The model server sent an invalid response.'));
-    this.#succeed({ promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, nativeBody: reply.bytes, headers: this.#passHeaders }, null);
+    this.#succeed({
+      promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, cachedPromptTokens: reply.cachedPromptTokens, nativeBody: reply.bytes, headers: this.#passHeaders,
+    }, null);
   }
 
   #streamOutcome(): UpstreamOutcome {
     const filter = this.#stream?.filter;
     if (filter === undefined) return { promptTokens: null, completionTokens: 0 };
-    return { promptTokens: filter.usage?.promptTokens ?? null, completionTokens: filter.usage?.completionTokens ?? filter.contentEvents };
+    const { usage } = filter;
+    return { promptTokens: usage?.promptTokens ?? null, completionTokens: usage?.completionTokens ?? filter.contentEvents, cachedPromptTokens: usage?.cachedPromptTokens ?? 0 };
   }
 
   #text(): string {

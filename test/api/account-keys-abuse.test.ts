@@ -65,7 +65,7 @@ describe('an account with 5,000 keys', () => {
     const account = (await gateway.app.store.findAccountByEmail('hoarder@example.com'))!;
     const page = await gateway.app.store.listKeyPage(account.id, 0, 25);
     const today = new Date().toISOString().slice(0, 10);
-    await gateway.app.store.addUsage(page.keys.map((key) => ({ keyId: key.id, day: today, requests: 1, promptTokens: 2, completionTokens: 3 })));
+    await gateway.app.store.addUsage(page.keys.map((key) => ({ keyId: key.id, day: today, model: 'model-a', requests: 1, promptTokens: 2, completionTokens: 3, costMicros: 4 })));
     const usage = await client.call('GET', '/dashboard/api/usage');
     expect(usage.status).toBe(200);
     expect(usage.body).toMatchObject({ total: 5_000, offset: 0, pageSize: 25 });

@@ -227,31 +227,53 @@ describe('keys', () => {
 });
 
 describe('usage', () => {
-  it('answers requests and tokens per key and day, filtered and paged', async () => {
+  it('answers requests, tokens and spend per key, day and model, filtered and paged', async () => {
     await call('POST', '/v1/admin/accounts', { email: 'usage@example.com' });
     const one = (await call('POST', '/v1/admin/keys', { account: 'usage@example.com' })).body;
     const two = (await call('POST', '/v1/admin/keys', { account: 'usage@example.com' })).body;
     await gateway.app.store.addUsage([
-      { keyId: one.id, day: '2025-03-01', requests: 2, promptTokens: 20, completionTokens: 5 },
-      { keyId: one.id, day: '2025-03-02', requests: 1, promptTokens: 10, completionTokens: 1 },
-      { keyId: two.id, day: '2025-03-02', requests: 4, promptTokens: 40, completionTokens: 4 },
+      { keyId: one.id, day: '2025-03-01', model: 'model-a', requests: 2, promptTokens: 20, completionTokens: 5, costMicros: 1_250_000 },
+      { keyId: one.id, day: '2025-03-02', model: 'model-a', requests: 1, promptTokens: 10, completionTokens: 1, costMicros: 7 },
+      { keyId: one.id, day: '2025-03-02', model: 'model-b', requests: 3, promptTokens: 30, completionTokens: 3, costMicros: 900 },
+      { keyId: two.id, day: '2025-03-02', model: 'model-a', requests: 4, promptTokens: 40, completionTokens: 4, costMicros: 0 },
+      { keyId: two.id, day: '2025-03-03', model: '', requests: 5, promptTokens: 50, completionTokens: 5, costMicros: 0 },
     ]);
     const range = 'from=2025-03-01&to=2025-03-31';
     const all = await call('GET', `/v1/admin/usage?account=usage@example.com&${range}`);
     expect(all.body).toMatchObject({ object: 'list', has_more: false });
-    expect(all.body.data).toHaveLength(3);
+    expect(all.body.data).toHaveLength(5);
     expect(all.body.data[0]).toEqual({
-      object: 'usage.day', day: '2025-03-01', account: one.account, key: one.id, requests: 2, prompt_tokens: 20, completion_tokens: 5,
+      object: 'usage.day', day: '2025-03-01', account: one.account, key: one.id, model: 'model-a',
+      requests: 2, prompt_tokens: 20, completion_tokens: 5, cost: 1.25, cost_micros: 1_250_000, currency: 'USD',
     });
-    expect((await call('GET', `/v1/admin/usage?key=${two.id}&${range}`)).body.data.map((row: any) => row.requests)).toEqual([4]);
-    expect((await call('GET', `/v1/admin/usage?account=usage@example.com&from=2025-03-02&to=2025-03-02`)).body.data).toHaveLength(2);
+    // Usage counted before models were has no model.
+    expect(all.body.data[4]).toMatchObject({ day: '2025-03-03', key: two.id, model: null, cost: 0, cost_micros: 0 });
+    expect((await call('GET', `/v1/admin/usage?key=${two.id}&${range}`)).body.data.map((row: any) => row.requests)).toEqual([4, 5]);
+    expect((await call('GET', `/v1/admin/usage?account=usage@example.com&from=2025-03-02&to=2025-03-02`)).body.data).toHaveLength(3);
     const page = await call('GET', `/v1/admin/usage?account=usage@example.com&${range}&limit=2`);
     expect(page.body.has_more).toBe(true);
     const rest = await call('GET', `/v1/admin/usage?account=usage@example.com&${range}&limit=2&after=${page.body.last_id}`);
-    expect([...page.body.data, ...rest.body.data]).toEqual(all.body.data);
+    const last = await call('GET', `/v1/admin/usage?account=usage@example.com&${range}&limit=2&after=${rest.body.last_id}`);
+    expect(last.body.has_more).toBe(false);
+    expect([...page.body.data, ...rest.body.data, ...last.body.data]).toEqual(all.body.data);
     expect((await call('GET', '/v1/admin/usage?account=usage@example.com')).body.data).toEqual([]);
 
-    expectError(await call('GET', '/v1/admin/usage?model=fast'), 400, 'unsupported_parameter', 'model');
+    const ofModel = await call('GET', `/v1/admin/usage?account=usage@example.com&model=model-a&${range}`);
+    expect(ofModel.body.data.map((row: any) => [row.day, row.key, row.model, row.cost_micros])).toEqual([
+      ['2025-03-01', one.id, 'model-a', 1_250_000], ['2025-03-02', one.id, 'model-a', 7], ['2025-03-02', two.id, 'model-a', 0],
+    ]);
+    const ofKeyAndModel = await call('GET', `/v1/admin/usage?key=${one.id}&model=model-b&${range}`);
+    expect(ofKeyAndModel.body.data).toEqual([expect.objectContaining({ key: one.id, model: 'model-b', cost: 0.0009, cost_micros: 900 })]);
+    expect((await call('GET', `/v1/admin/usage?account=usage@example.com&model=no-such-model&${range}`)).body.data).toEqual([]);
+
+    // Neither account nor key: every key's rows of the range, with their accounts.
+    const everyKey = await call('GET', `/v1/admin/usage?${range}&model=model-b`);
+    expect(everyKey.body.data).toEqual([expect.objectContaining({ key: one.id, account: one.account, requests: 3 })]);
+    const unfiltered = await call('GET', `/v1/admin/usage?${range}`);
+    expect(unfiltered.body.data).toEqual(all.body.data);
+
+    expectError(await call('GET', '/v1/admin/usage?model='), 400, 'invalid_value', 'model');
+    expectError(await call('GET', `/v1/admin/usage?model=${'m'.repeat(257)}`), 400, 'invalid_value', 'model');
     expectError(await call('GET', '/v1/admin/usage?from=2025-13-01'), 400, 'invalid_value', 'from');
     expectError(await call('GET', '/v1/admin/usage?from=2025-03-02&to=2025-03-01'), 400, 'invalid_value', 'from');
     expectError(await call('GET', '/v1/admin/usage?from=2020-01-01&to=2025-01-01'), 400, 'invalid_value', 'from');

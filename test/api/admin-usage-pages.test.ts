@@ -22,7 +22,7 @@ beforeAll(async () => {
       accountId: account.id, digest: randomBytes(32).toString('hex'), name: 'k', prefix: 'sk_munja_abcd', lastFour: 'wxyz',
       models: null, limits: { rpm: null, tpm: null },
     });
-    await store.addUsage([{ keyId: key.id, day: today, requests: i, promptTokens: 10 * i, completionTokens: 0 }]);
+    await store.addUsage([{ keyId: key.id, day: today, model: 'model-a', requests: i, promptTokens: 10 * i, completionTokens: 0, costMicros: 0 }]);
   }
 });
 

@@ -52,10 +52,13 @@ const served = (response: { writeHead(status: number, headers: Record<string, st
   response.end(COMPLETION);
 };
 
+/** The key's usage today over every model. */
 async function usageToday() {
   const today = new Date().toISOString().slice(0, 10);
-  const [row] = await gateway.app.store.usageByDay([keyId], today, today);
-  return row;
+  const rows = await gateway.app.store.usageByDay([keyId], today, today);
+  if (rows.length === 0) return undefined;
+  const sum = (field: 'requests' | 'promptTokens' | 'completionTokens') => rows.reduce((total, row) => total + row[field], 0);
+  return { requests: sum('requests'), promptTokens: sum('promptTokens'), completionTokens: sum('completionTokens'), models: rows.map((row) => [row.model, row.requests]) };
 }
 
 it('bills the requests served and none of those that failed after admission', async () => {
@@ -87,4 +90,5 @@ it('bills the requests served and none of those that failed after admission', as
   expect(usage?.requests).toBe(4);
   expect(usage?.promptTokens).toBe(4 * 11);
   expect(usage?.completionTokens).toBe(4 * 2);
+  expect(usage?.models).toEqual([['fast', 3], ['marker', 1]]);
 });

@@ -250,27 +250,57 @@ describe('munja accounts list', () => {
 });
 
 describe('munja usage', () => {
-  it('sums requests and tokens per key over the last days, with the total', async () => {
+  it('sums requests, tokens and spend per key over the last days, with the total', async () => {
     const a = await munjaJson<CreatedJson>('keys', 'create', '--account', 'a@example.com', '--name', 'backend');
     const b = await munjaJson<CreatedJson>('keys', 'create', '--account', 'b@example.com');
     const store = SqliteStore.open(dataDir);
     const today = new Date().toISOString().slice(0, 10);
     const longAgo = new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10);
     await store.addUsage([
-      { keyId: a.id, day: today, requests: 3, promptTokens: 30, completionTokens: 300 },
-      { keyId: b.id, day: today, requests: 1, promptTokens: 10, completionTokens: 1000 },
-      { keyId: b.id, day: longAgo, requests: 100, promptTokens: 100, completionTokens: 100 },
+      { keyId: a.id, day: today, model: 'model-a', requests: 3, promptTokens: 30, completionTokens: 300, costMicros: 1_500_000 },
+      { keyId: b.id, day: today, model: 'model-a', requests: 1, promptTokens: 10, completionTokens: 1000, costMicros: 250 },
+      { keyId: b.id, day: longAgo, model: 'model-a', requests: 100, promptTokens: 100, completionTokens: 100, costMicros: 0 },
     ]);
     await store.close();
-    const all = await munjaJson<{ keys: { id: string; requests: number }[]; total: Record<string, number> }>('usage');
-    expect(all.total).toEqual({ requests: 4, promptTokens: 40, completionTokens: 1300 });
+    const all = await munjaJson<{ currency: string; keys: { id: string; requests: number }[]; total: Record<string, unknown> }>('usage');
+    expect(all.currency).toBe('USD');
+    expect(all.total).toEqual({ requests: 4, promptTokens: 40, completionTokens: 1300, costMicros: 1_500_250, cost: '1.500250' });
     expect(all.keys.map((key) => [key.id, key.requests])).toEqual([[a.id, 3], [b.id, 1]]);
     const onlyB = await munjaJson<{ total: Record<string, number> }>('usage', '--account', 'b@example.com', '--days', '60');
-    expect(onlyB.total).toEqual({ requests: 101, promptTokens: 110, completionTokens: 1100 });
+    expect(onlyB.total).toMatchObject({ requests: 101, promptTokens: 110, completionTokens: 1100, costMicros: 250 });
     const table = (await munja('usage')).stdout;
-    expect(table).toMatch(new RegExp(`${a.id}\\s+backend\\s+a@example\\.com\\s+3\\s+30\\s+300`));
-    expect(table).toMatch(/TOTAL\s+4\s+40\s+1,300/);
+    expect(table).toMatch(/spend in USD/);
+    expect(table).toMatch(new RegExp(`${a.id}\\s+backend\\s+a@example\\.com\\s+3\\s+30\\s+300\\s+1\\.500000`));
+    expect(table).toMatch(/TOTAL\s+4\s+40\s+1,300\s+1\.500250/);
     expectCleanFailure(await munja('usage', '--days', '0'), 2, /--days must be a positive integer/);
+    expectCleanFailure(await munja('usage', '--by', 'week'), 2, /--by must be one of key, model, account, day/);
+  });
+
+  it('sums per model, account or day with --by', async () => {
+    const a = await munjaJson<CreatedJson>('keys', 'create', '--account', 'a@example.com');
+    const b = await munjaJson<CreatedJson>('keys', 'create', '--account', 'b@example.com');
+    const store = SqliteStore.open(dataDir);
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await store.addUsage([
+      { keyId: a.id, day: today, model: 'small', requests: 2, promptTokens: 20, completionTokens: 2, costMicros: 40 },
+      { keyId: a.id, day: yesterday, model: 'large', requests: 1, promptTokens: 10, completionTokens: 1, costMicros: 900 },
+      { keyId: b.id, day: today, model: 'small', requests: 5, promptTokens: 50, completionTokens: 5, costMicros: 100 },
+      { keyId: b.id, day: yesterday, model: '', requests: 7, promptTokens: 70, completionTokens: 7, costMicros: 0 },
+    ]);
+    await store.close();
+    type Rows = Record<string, Array<Record<string, unknown>>>;
+    const byModel = await munjaJson<Rows>('usage', '--by', 'model');
+    expect(byModel.models!.map((row) => [row.model, row.requests, row.costMicros])).toEqual([[null, 7, 0], ['large', 1, 900], ['small', 7, 140]]);
+    const byAccount = await munjaJson<Rows>('usage', '--by', 'account');
+    expect(byAccount.accounts!.map((row) => [row.account, row.requests, row.cost])).toEqual([['a@example.com', 3, '0.000940'], ['b@example.com', 12, '0.000100']]);
+    const byDay = await munjaJson<Rows>('usage', '--by', 'day', '--account', 'a@example.com');
+    expect(byDay.days!.map((row) => [row.day, row.requests, row.costMicros])).toEqual([[yesterday, 1, 900], [today, 2, 40]]);
+    const table = (await munja('usage', '--by', 'model')).stdout;
+    expect(table).toMatch(/MODEL\s+REQUESTS\s+PROMPT TOKENS\s+COMPLETION TOKENS\s+COST/);
+    expect(table).toMatch(/\(unknown\)\s+7\s+70\s+7\s+0\.000000/);
+    expect(table).toMatch(/small\s+7\s+70\s+7\s+0\.000140/);
+    expect(table).toMatch(/TOTAL\s+15\s+150\s+15\s+0\.001040/);
   });
 });
 

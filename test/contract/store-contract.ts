@@ -672,14 +672,19 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
     });
 
     describe('usage', () => {
-      it('adds deltas up per key and day', async () => {
+      const usage = (keyId: string, day: string, model: string, costMicros = 1) => ({
+        keyId, day, model, requests: 1, promptTokens: 1, completionTokens: 1, costMicros,
+      });
+
+      it('adds deltas up per key, day and model, with their cost', async () => {
         const account = await store.createAccount('alice@example.com');
         const key = await store.createKey(newKey(account.id));
-        const delta = { keyId: key.id, day: '2025-01-01', requests: 1, promptTokens: 10, completionTokens: 20 };
+        const delta = { keyId: key.id, day: '2025-01-01', model: 'gpt-x', requests: 1, promptTokens: 10, completionTokens: 20, costMicros: 150 };
         await store.addUsage([delta, delta]);
-        await store.addUsage([{ ...delta, requests: 3, promptTokens: 1, completionTokens: 2 }]);
+        await store.addUsage([{ ...delta, requests: 3, promptTokens: 1, completionTokens: 2, costMicros: 7 }, { ...delta, model: 'other:v1' }]);
         expect(await store.usageByDay([key.id], '2025-01-01', '2025-01-01')).toEqual([
-          { keyId: key.id, day: '2025-01-01', requests: 5, promptTokens: 21, completionTokens: 42 },
+          { keyId: key.id, day: '2025-01-01', model: 'gpt-x', requests: 5, promptTokens: 21, completionTokens: 42, costMicros: 307 },
+          { keyId: key.id, day: '2025-01-01', model: 'other:v1', requests: 1, promptTokens: 10, completionTokens: 20, costMicros: 150 },
         ]);
       });
 
@@ -687,15 +692,34 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         const account = await store.createAccount('alice@example.com');
         const one = await store.createKey(newKey(account.id));
         const two = await store.createKey(newKey(account.id));
-        const row = (keyId: string, day: string) => ({ keyId, day, requests: 1, promptTokens: 1, completionTokens: 1 });
         await store.addUsage([
-          row(one.id, '2025-01-03'), row(one.id, '2025-01-01'), row(one.id, '2025-01-02'),
-          row(one.id, '2025-01-04'), row(two.id, '2025-01-02'),
+          usage(one.id, '2025-01-03', 'm'), usage(one.id, '2025-01-01', 'm'), usage(one.id, '2025-01-02', 'm'),
+          usage(one.id, '2025-01-04', 'm'), usage(two.id, '2025-01-02', 'm'),
         ]);
         const rows = await store.usageByDay([one.id], '2025-01-02', '2025-01-03');
         expect(rows.map((r) => r.day)).toEqual(['2025-01-02', '2025-01-03']);
         expect(await store.usageByDay([one.id, two.id], '2025-01-02', '2025-01-02')).toHaveLength(2);
         expect(await store.usageByDay([], '2000-01-01', '2999-01-01')).toEqual([]);
+      });
+
+      it('filters by model, and reads every key when given none, ordered by day, key and model', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const [a, b] = [await store.createKey(newKey(account.id)), await store.createKey(newKey(account.id))].sort((x, y) => (x.id < y.id ? -1 : 1));
+        await store.addUsage([
+          usage(b!.id, '2025-02-01', 'beta', 2), usage(a!.id, '2025-02-01', 'beta', 3), usage(a!.id, '2025-02-01', 'alpha', 4),
+          usage(a!.id, '2025-02-02', 'alpha', 5), usage(b!.id, '2025-02-03', 'alpha', 6),
+        ]);
+        const of = (rows: readonly { keyId: string; day: string; model: string; costMicros: number }[]) =>
+          rows.map((row) => [row.day, row.keyId === a!.id ? 'a' : 'b', row.model, row.costMicros]);
+        expect(of(await store.usageByDay(null, '2025-02-01', '2025-02-02'))).toEqual([
+          ['2025-02-01', 'a', 'alpha', 4], ['2025-02-01', 'a', 'beta', 3], ['2025-02-01', 'b', 'beta', 2], ['2025-02-02', 'a', 'alpha', 5],
+        ]);
+        expect(of(await store.usageByDay(null, '2025-02-01', '2025-02-03', 'alpha'))).toEqual([
+          ['2025-02-01', 'a', 'alpha', 4], ['2025-02-02', 'a', 'alpha', 5], ['2025-02-03', 'b', 'alpha', 6],
+        ]);
+        expect(of(await store.usageByDay([b!.id], '2025-02-01', '2025-02-03', 'beta'))).toEqual([['2025-02-01', 'b', 'beta', 2]]);
+        expect(await store.usageByDay([a!.id, b!.id], '2025-02-01', '2025-02-03', 'gamma')).toEqual([]);
+        expect(await store.usageByDay(null, '2024-01-01', '2024-12-31')).toEqual([]);
       });
     });
   });

@@ -30,24 +30,27 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-async function usageOf(email: string, day: string, requests: number, promptTokens: number, completionTokens: number): Promise<void> {
+async function usageOf(email: string, day: string, requests: number, promptTokens: number, completionTokens: number, costMicros: number): Promise<void> {
   const account = await gateway.app.store.findAccountByEmail(email);
   const [key] = await gateway.app.store.listKeys(account!.id);
-  await gateway.app.store.addUsage([{ keyId: key!.id, day, requests, promptTokens, completionTokens }]);
+  await gateway.app.store.addUsage([{ keyId: key!.id, day, model: 'model-a', requests, promptTokens, completionTokens, costMicros }]);
 }
 
 const axisLabels = (page: Page) => page.locator('svg.chart text.axis[text-anchor="end"]').allTextContents();
 
 describe('dashboard views in Chromium', { timeout: 60_000 }, () => {
-  it('the usage chart steps its axis in round numbers and stacks prompt and completion tokens', async () => {
+  it('the usage chart steps its axis in round numbers and stacks prompt and completion tokens; spend shows next to tokens', async () => {
     const page = await browser.context.newPage();
     await signUp(page, gateway.origin, 'chart@example.com');
     await createKeyOnPage(page, 'chart-key');
-    await usageOf('chart@example.com', yesterday, 10, 300, 1200);
-    await usageOf('chart@example.com', today, 7, 100, 250);
+    await usageOf('chart@example.com', yesterday, 10, 300, 1200, 1_250_000);
+    await usageOf('chart@example.com', today, 7, 100, 250, 30);
     await page.goto(`${gateway.origin}/dashboard/usage`);
     await page.locator('svg.chart').waitFor();
     expect(await axisLabels(page)).toEqual(['0', '2', '4', '6', '8', '10']);
+    expect(await page.locator('.tile-value').allTextContents()).toEqual(['17', '400', '1,450', '$1.25003']);
+    const details = await page.locator('table.usage tbody tr').allTextContents();
+    expect(details).toEqual([expect.stringMatching(new RegExp(`^${today}chart-key.*model-a7100250\\$0\\.00003$`)), expect.stringMatching(/model-a103001,200\$1\.25$/)]);
 
     await page.getByText('Tokens', { exact: true }).click();
     await page.locator('figure.chart-figure').waitFor();
@@ -69,7 +72,7 @@ describe('dashboard views in Chromium', { timeout: 60_000 }, () => {
     const page = await browser.context.newPage();
     await signUp(page, gateway.origin, 'other@example.com');
     await createKeyOnPage(page, 'other-key');
-    await usageOf('other@example.com', today, 5, 50, 500);
+    await usageOf('other@example.com', today, 5, 50, 500, 500);
     expect(await page.getByRole('link', { name: 'Service usage' }).count()).toBe(0);
     const refused = await page.evaluate(async () => (await fetch('/dashboard/api/admin/usage')).status);
     expect(refused).toBe(403);
@@ -79,10 +82,10 @@ describe('dashboard views in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('link', { name: 'Service usage' }).click();
     await page.getByRole('heading', { name: 'Per account' }).waitFor();
     const rows = await page.locator('table.fleet tbody tr').allTextContents();
-    expect(rows[0]).toMatch(/^chart@example\.com17400/);
-    expect(rows[1]).toMatch(/^other@example\.com5/);
+    expect(rows[0]).toMatch(/^chart@example\.com174001,450\$1\.25003$/);
+    expect(rows[1]).toMatch(/^other@example\.com550500\$0\.0005$/);
     const tiles = await page.locator('.tile-value').allTextContents();
-    expect(tiles).toEqual(['22', '450', '1,950']);
+    expect(tiles).toEqual(['22', '450', '1,950', '$1.25053']);
     await page.locator('#fleet-account').selectOption({ label: 'other@example.com' });
     expect(await page.locator(`svg.chart g[data-day="${today}"]`).getAttribute('data-total')).toBe('5');
     await page.close();

@@ -105,7 +105,7 @@ async function seedHistory(): Promise<void> {
     const base = ((weekday === 0 || weekday === 6 ? 40 : 120) + (30 - back) * 6) * (back === 0 ? 0.4 : 1); // today: so far
     for (const [i, key] of own.entries()) {
       const requests = Math.round(base * (i === 0 ? 1 : 0.45) * (0.8 + ((back * 7 + i * 3) % 5) / 10));
-      deltas.push({ keyId: key.id, day, requests, promptTokens: requests * 52, completionTokens: requests * 181 });
+      deltas.push({ keyId: key.id, day, model: 'model-a', requests, promptTokens: requests * 52, completionTokens: requests * 181, costMicros: requests * 200 });
     }
   }
   await gateway.app.store.addUsage(deltas);

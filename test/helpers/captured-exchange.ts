@@ -25,7 +25,9 @@ export interface CapturedExchange {
  * An exchange of `model` ("fast") relayed from TEST_UPSTREAM to `client` (and to `streamTo` for a
  * stream); `native`: the client's request of another API, relayed as it is.
  */
-export function capturedExchange(client: Abortable, streamTo: RequestContext | null, asBytes: boolean, native: NativeRequest | null = null): CapturedExchange {
+export function capturedExchange(
+  client: Abortable, streamTo: RequestContext | null, asBytes: boolean, native: NativeRequest | null = null, cachedInputPriced = false,
+): CapturedExchange {
   let handler: Dispatcher.DispatchHandler | undefined;
   const ended = new Promise<UpstreamOutcome>((resolve, reject: (error: UpstreamAttemptError) => void) => startExchange({
     client,
@@ -41,6 +43,7 @@ export function capturedExchange(client: Abortable, streamTo: RequestContext | n
     timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, responseTimeoutMs: 1_000, idleTimeoutMs: 1_000, maxEventBytes: 1024 * 1024 },
     headers: {},
     asBytes,
+    cachedInputPriced,
   }, { succeeded: resolve, failed: reject }));
   if (handler === undefined) throw new Error('startExchange did not dispatch');
   return { handler, ended };

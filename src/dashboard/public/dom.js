@@ -33,6 +33,11 @@ const numberFormat = new Intl.NumberFormat();
 
 export const formatNumber = (n) => numberFormat.format(n);
 
+/** An amount in micro-units of `currency` (e.g. USD), with up to its six decimals: small requests cost fractions of a cent. */
+export function formatMicros(micros, currency) {
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(micros / 1_000_000);
+}
+
 export function formatDate(ms) {
   return h('time', { datetime: new Date(ms).toISOString(), title: dateTimeFormat.format(ms) }, dateFormat.format(ms));
 }

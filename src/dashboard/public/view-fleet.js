@@ -1,24 +1,21 @@
-// Admins: usage of the service over the last 30 days, per day (all accounts of the page or one) and
+// Admins: usage and spend of the service over the last 30 days, per day (all accounts of the page or one) and
 // per account, from the same counters as each account's own Usage page, a page of accounts at a
 // time (the API answers one page: there may be very many accounts).
 import { api } from './api.js';
-import { formatNumber, h, replaceChildren } from './dom.js';
-import { usageChart } from './view-usage.js';
+import { formatMicros, formatNumber, h, replaceChildren } from './dom.js';
+import { tile, usageChart } from './view-usage.js';
 import { alertBox, pagePath, pager } from './widgets.js';
 
-function tile(label, value) {
-  return h('div', { class: 'tile' }, h('div', { class: 'tile-label' }, label), h('div', { class: 'tile-value' }, formatNumber(value)));
-}
+const COLUMNS = ['Account', 'Requests', 'Prompt tokens', 'Completion tokens', 'Spend'];
 
-const COLUMNS = ['Account', 'Requests', 'Prompt tokens', 'Completion tokens'];
-
-function accountsTable(accounts, rows) {
+function accountsTable(accounts, rows, currency) {
   const totals = new Map();
   for (const row of rows) {
-    const sum = totals.get(row.accountId) ?? { requests: 0, promptTokens: 0, completionTokens: 0 };
+    const sum = totals.get(row.accountId) ?? { requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 };
     sum.requests += row.requests;
     sum.promptTokens += row.promptTokens;
     sum.completionTokens += row.completionTokens;
+    sum.costMicros += row.costMicros;
     totals.set(row.accountId, sum);
   }
   const used = accounts.filter((account) => totals.has(account.id)).sort((a, b) => totals.get(b.id).requests - totals.get(a.id).requests);
@@ -34,7 +31,8 @@ function accountsTable(accounts, rows) {
           h('th', { scope: 'row', 'data-label': COLUMNS[0] }, account.email),
           h('td', { class: 'num', 'data-label': COLUMNS[1] }, formatNumber(sum.requests)),
           h('td', { class: 'num', 'data-label': COLUMNS[2] }, formatNumber(sum.promptTokens)),
-          h('td', { class: 'num', 'data-label': COLUMNS[3] }, formatNumber(sum.completionTokens)));
+          h('td', { class: 'num', 'data-label': COLUMNS[3] }, formatNumber(sum.completionTokens)),
+          h('td', { class: 'num', 'data-label': COLUMNS[4] }, formatMicros(sum.costMicros, currency)));
       })))),
     idle > 0 ? h('p', { class: 'muted' }, `${idle} other ${idle === 1 ? 'account' : 'accounts'} sent no requests.`) : null);
 }
@@ -55,7 +53,7 @@ export function renderFleetUsage() {
 
   async function load(offset = 0) {
     try {
-      const { days, accounts, rows, total, pageSize } = await api.get(pagePath('admin/usage', offset));
+      const { days, accounts, rows, currency, total, pageSize } = await api.get(pagePath('admin/usage', offset));
       const chartSlot = h('div', { class: 'chart-slot' });
       const form = controls(accounts, draw);
       function draw() {
@@ -69,12 +67,13 @@ export function renderFleetUsage() {
       replaceChildren(body,
         pager({ offset, pageSize, total, noun: 'Accounts', onPage: (next) => load(next), labels: ['Earlier', 'Later'] }),
         h('div', { class: 'tiles' },
-          tile('Requests', sum((r) => r.requests)),
-          tile('Prompt tokens', sum((r) => r.promptTokens)),
-          tile('Completion tokens', sum((r) => r.completionTokens))),
+          tile('Requests', formatNumber(sum((r) => r.requests))),
+          tile('Prompt tokens', formatNumber(sum((r) => r.promptTokens))),
+          tile('Completion tokens', formatNumber(sum((r) => r.completionTokens))),
+          tile('Spend', formatMicros(sum((r) => r.costMicros), currency))),
         h('section', { class: 'card', 'aria-labelledby': 'fleet-chart-title' },
           h('div', { class: 'card-head' }, h('h2', { id: 'fleet-chart-title' }, 'Per day'), form), chartSlot),
-        h('section', { class: 'card', 'aria-labelledby': 'fleet-table-title' }, h('h2', { id: 'fleet-table-title' }, 'Per account'), accountsTable(accounts, rows)));
+        h('section', { class: 'card', 'aria-labelledby': 'fleet-table-title' }, h('h2', { id: 'fleet-table-title' }, 'Per account'), accountsTable(accounts, rows, currency)));
     } catch (error) {
       replaceChildren(body, alertBox('error', error.message));
     }
@@ -84,6 +83,6 @@ export function renderFleetUsage() {
   return h('div', { class: 'stack-lg' },
     h('div', { class: 'page-head' },
       h('h1', { tabindex: -1 }, 'Service usage'),
-      h('p', { class: 'muted' }, 'Requests and tokens per day over the last 30 days (UTC) for the accounts on this Munja, a page of accounts at a time, oldest first.')),
+      h('p', { class: 'muted' }, 'Requests, tokens and spend per day over the last 30 days (UTC) for the accounts on this Munja, a page of accounts at a time, oldest first.')),
     body);
 }

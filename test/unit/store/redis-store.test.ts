@@ -103,12 +103,26 @@ describe('RedisStore', () => {
   it('gives usage counters an expiry and account and key records none', async () => {
     const store = await open();
     const { record } = await createApiKey(store, { accountEmail: 'ana@example.com', createAccount: true });
-    await store.addUsage([{ keyId: record.id, day: '2026-01-01', requests: 1, promptTokens: 2, completionTokens: 3 }]);
+    await store.addUsage([{ keyId: record.id, day: '2026-01-01', model: 'model-a', requests: 1, promptTokens: 2, completionTokens: 3, costMicros: 4 }]);
     for (const key of await admin.keys('munja:*')) {
       const ttl = await admin.ttl(key);
       if (key.startsWith('munja:usage:')) expect(ttl, key).toBeGreaterThan(399 * 86_400);
       else expect(ttl, key).toBe(-1);
     }
+  });
+
+  it('reads the usage counted before models were as model "" at cost 0, next to the usage per model', async () => {
+    const store = await open();
+    const { record } = await createApiKey(store, { accountEmail: 'ana@example.com', createAccount: true });
+    const prefix = `munja:usage:{${record.id}}:`;
+    await admin.hset(`${prefix}2026-01-01`, 'requests', 3, 'promptTokens', 30, 'completionTokens', 300);
+    await admin.zadd(`${prefix}days`, 0, '2026-01-01');
+    await store.addUsage([{ keyId: record.id, day: '2026-01-01', model: 'model-a', requests: 1, promptTokens: 2, completionTokens: 3, costMicros: 4 }]);
+    expect(await store.usageByDay([record.id], '2026-01-01', '2026-01-01')).toEqual([
+      { keyId: record.id, day: '2026-01-01', model: '', requests: 3, promptTokens: 30, completionTokens: 300, costMicros: 0 },
+      { keyId: record.id, day: '2026-01-01', model: 'model-a', requests: 1, promptTokens: 2, completionTokens: 3, costMicros: 4 },
+    ]);
+    expect(await store.usageByDay(null, '2026-01-01', '2026-01-01', '')).toHaveLength(1);
   });
 });
 

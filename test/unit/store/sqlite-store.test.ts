@@ -47,7 +47,7 @@ describe('SqliteStore', () => {
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
     expect(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
     expect(db.prepare('PRAGMA user_version').get()?.['user_version']).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(7);
+    expect(SCHEMA_VERSION).toBe(8);
     db.close();
   });
 
@@ -55,7 +55,7 @@ describe('SqliteStore', () => {
     const store = openStore();
     await expect(store.createKey(newKey('acct_missing'))).rejects.toThrow(/FOREIGN KEY/);
     await expect(store.addUsage([
-      { keyId: 'key_missing', day: '2025-01-01', requests: 1, promptTokens: 1, completionTokens: 1 },
+      { keyId: 'key_missing', day: '2025-01-01', model: 'm', requests: 1, promptTokens: 1, completionTokens: 1, costMicros: 1 },
     ])).rejects.toThrow(/FOREIGN KEY/);
   });
 
@@ -63,7 +63,7 @@ describe('SqliteStore', () => {
     const store = openStore();
     const account = await store.createAccount('a@example.com');
     const key = await store.createKey(newKey(account.id));
-    const good = { keyId: key.id, day: '2025-01-01', requests: 1, promptTokens: 1, completionTokens: 1 };
+    const good = { keyId: key.id, day: '2025-01-01', model: 'm', requests: 1, promptTokens: 1, completionTokens: 1, costMicros: 1 };
     await expect(store.addUsage([good, { ...good, keyId: 'key_missing' }])).rejects.toThrow();
     expect(await store.usageByDay([key.id], '2025-01-01', '2025-01-01')).toEqual([]);
   });
@@ -76,7 +76,7 @@ describe('SqliteStore', () => {
     const key = await first.createKey(input);
     await first.revokeKey(key.id);
     await first.markKeysUsed([key.id], 1234);
-    await first.addUsage([{ keyId: key.id, day: '2025-01-01', requests: 2, promptTokens: 3, completionTokens: 4 }]);
+    await first.addUsage([{ keyId: key.id, day: '2025-01-01', model: 'm', requests: 2, promptTokens: 3, completionTokens: 4, costMicros: 5 }]);
     await first.close();
 
     const second = openStore();
@@ -135,6 +135,32 @@ describe('SqliteStore', () => {
     expect(await upgraded.createAccountWithPassword('old@example.com', 'hash')).toBeUndefined();
     expect(await upgraded.createAccountWithPassword('twin+c@example.com', 'hash')).toBeUndefined();
     expect(await upgraded.createAccountWithPassword('new@example.com', 'hash')).toBeDefined();
+  });
+
+  it('upgrades the usage of a version 7 database to usage per model: its rows kept under model "" at cost 0', async () => {
+    const first = openStore();
+    const account = await first.createAccount('a@example.com');
+    const key = await first.createKey(newKey(account.id));
+    await first.close();
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    db.exec(`DROP TABLE usage_daily;
+             CREATE TABLE usage_daily (
+               key_id TEXT NOT NULL REFERENCES keys (id), day TEXT NOT NULL, requests INTEGER NOT NULL,
+               prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, PRIMARY KEY (key_id, day)
+             ) STRICT, WITHOUT ROWID;
+             PRAGMA user_version = 7`);
+    db.prepare('INSERT INTO usage_daily VALUES (?, ?, ?, ?, ?)').run(key.id, '2025-01-01', 3, 30, 300);
+    db.prepare('INSERT INTO usage_daily VALUES (?, ?, ?, ?, ?)').run(key.id, '2025-01-02', 1, 10, 100);
+    db.close();
+
+    const upgraded = openStore();
+    await upgraded.addUsage([{ keyId: key.id, day: '2025-01-02', model: 'm', requests: 2, promptTokens: 4, completionTokens: 6, costMicros: 70 }]);
+    expect(await upgraded.usageByDay([key.id], '2025-01-01', '2025-01-02')).toEqual([
+      { keyId: key.id, day: '2025-01-01', model: '', requests: 3, promptTokens: 30, completionTokens: 300, costMicros: 0 },
+      { keyId: key.id, day: '2025-01-02', model: '', requests: 1, promptTokens: 10, completionTokens: 100, costMicros: 0 },
+      { keyId: key.id, day: '2025-01-02', model: 'm', requests: 2, promptTokens: 4, completionTokens: 6, costMicros: 70 },
+    ]);
+    expect(await upgraded.usageByDay(null, '2025-01-01', '2025-01-02', '')).toHaveLength(2);
   });
 
   it('purges expired responses from the file at most once a minute, by the next write, keeping the byte count', async () => {

@@ -37,6 +37,25 @@ describe('reading a JSON completion without parsing it', () => {
     }
   });
 
+  it('reads usage.prompt_tokens_details.cached_tokens only when asked, leaving anything but a number to parsing', () => {
+    const withDetails = (details: unknown) => Buffer.from(JSON.stringify({
+      ...completion, usage: { prompt_tokens: 1_200, completion_tokens: 34, prompt_tokens_details: details, completion_tokens_details: { cached_tokens: 9 } },
+    }));
+    expect(scanCompletion(withDetails({ audio_tokens: 0, cached_tokens: 1_024 }), true)?.cachedTokens).toBe(1_024);
+    expect(scanCompletion(withDetails({ audio_tokens: 0, cached_tokens: 1_024 }), true)?.promptTokens).toBe(1_200);
+    expect(scanCompletion(withDetails({ cached_tokens: 1_024 }), false)?.cachedTokens).toBeNull();
+    expect(scanCompletion(withDetails({ audio_tokens: 0 }), true)?.cachedTokens).toBeNull();
+    expect(scanCompletion(withDetails(null), true)?.cachedTokens).toBeNull();
+    expect(scanCompletion(withDetails({ cached_tokens: '1024' }), true)).toBeNull();
+    expect(scanCompletion(withDetails({ cached_tokens: '1024' }), false)).not.toBeNull();
+    // A later scan that does not ask forgets the last one's count.
+    scanCompletion(withDetails({ cached_tokens: 7 }), true);
+    expect(scanCompletion(Buffer.from(JSON.stringify(completion)), true)?.cachedTokens).toBeNull();
+    const { facts, value } = relayed(withDetails({ cached_tokens: 5 }).toString(), 'fast')!;
+    expect(facts.cachedTokens).toBeNull();
+    expect(value).toEqual(viaParse(withDetails({ cached_tokens: 5 }).toString(), 'fast'));
+  });
+
   it('adds the model when the completion has none, and has no counts without usage', () => {
     const { model: _model, usage: _usage, ...rest } = completion;
     const text = JSON.stringify(rest);

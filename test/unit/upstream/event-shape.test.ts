@@ -42,7 +42,7 @@ describe('StreamEventFilter: the events that fit a learned shape', () => {
       JSON.parse(event.slice(6));
       expect(relayed(filter, Buffer.from(event))).toBe(event.replace('"model":"up/model"', '"model":"fast"'));
     }
-    expect(filter.usage).toEqual({ promptTokens: 1, completionTokens: 2 });
+    expect(filter.usage).toEqual({ promptTokens: 1, completionTokens: 2, cachedPromptTokens: 0 });
     expect(filter.contentEvents).toBe(1);
   });
 

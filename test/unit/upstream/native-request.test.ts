@@ -30,6 +30,7 @@ function call(native: NativeRequest, options: { stream?: boolean; upstream?: Ups
     timeouts: { connectTimeoutMs: 1_000, firstByteTimeoutMs: 2_000, responseTimeoutMs: 3_000, idleTimeoutMs: 4_000, maxEventBytes: 1024 * 1024 },
     headers: {},
     asBytes: true,
+    cachedInputPriced: false,
   };
 }
 

@@ -108,13 +108,21 @@ function kept(filter: StreamEventFilter, event: Buffer): string | null {
 const chunk = (extra: string) => Buffer.from(`data: {"id":"c1","object":"chat.completion.chunk","model":"up/model",${extra}}\n\n`);
 
 describe('StreamEventFilter', () => {
+  it('reads the cached prompt tokens of the usage chunk', () => {
+    const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: true });
+    kept(filter, chunk('"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":32}}'));
+    expect(filter.usage).toEqual({ promptTokens: 40, completionTokens: 9, cachedPromptTokens: 32 });
+    kept(filter, chunk('"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":9,"prompt_tokens_details":null}'));
+    expect(filter.usage).toEqual({ promptTokens: 40, completionTokens: 9, cachedPromptTokens: 0 });
+  });
+
   it('rewrites the model, counts content, and drops the usage chunk nobody asked for', () => {
     const filter = new StreamEventFilter({ upstreamModel: 'up/model', publicModel: 'fast', forwardUsage: false });
     expect(kept(filter, chunk('"choices":[{"index":0,"delta":{"content":"Hi"}}]'))).toContain('"model":"fast"');
     expect(kept(filter, chunk('"choices":[{"index":0,"delta":{"content":""}}]'))).not.toBeNull();
     expect(filter.contentEvents).toBe(1);
     expect(kept(filter, chunk('"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":9,"total_tokens":13}'))).toBeNull();
-    expect(filter.usage).toEqual({ promptTokens: 4, completionTokens: 9 });
+    expect(filter.usage).toEqual({ promptTokens: 4, completionTokens: 9, cachedPromptTokens: 0 });
     expect(kept(filter, chunk('"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]'))).not.toBeNull();
     expect(filter.finished).toBe(true);
     expect(kept(filter, Buffer.from('data: [DONE]\n\n'))).toBe('data: [DONE]\n\n');
@@ -160,7 +168,7 @@ describe('StreamEventFilter', () => {
     );
     expect(filter.contentEvents).toBe(1);
     expect(kept(filter, spaced('"choices": [], "usage": {"prompt_tokens": 4, "completion_tokens": 9}'))).toBeNull();
-    expect(filter.usage).toEqual({ promptTokens: 4, completionTokens: 9 });
+    expect(filter.usage).toEqual({ promptTokens: 4, completionTokens: 9, cachedPromptTokens: 0 });
   });
 
   it('takes a key only where it is one: not inside a string, not as a value, not another model', () => {

@@ -7,7 +7,7 @@ import { capturedExchange } from '../../helpers/captured-exchange.ts';
  * A JSON completion exchange whose dispatcher keeps the handler; `ended` settles with its outcome or
  * failure. Its controller tells the handler of an abort, as undici's does, and keeps the reasons.
  */
-function jsonExchange(asBytes: boolean, client: Abortable = { requestId: 'req-1', aborted: false, onAbort: null }) {
+function jsonExchange(asBytes: boolean, client: Abortable = { requestId: 'req-1', aborted: false, onAbort: null }, cachedInputPriced = false) {
   let handler!: Dispatcher.DispatchHandler;
   const aborts: unknown[] = [];
   const controller = {
@@ -17,7 +17,7 @@ function jsonExchange(asBytes: boolean, client: Abortable = { requestId: 'req-1'
       handler.onResponseError!(controller as unknown as Dispatcher.DispatchController, reason);
     },
   } as unknown as Dispatcher.DispatchController;
-  const exchange = capturedExchange(client, null, asBytes);
+  const exchange = capturedExchange(client, null, asBytes, null, cachedInputPriced);
   const { ended } = exchange;
   handler = exchange.handler;
   handler.onRequestStart!(controller, {});
@@ -50,6 +50,17 @@ describe('a JSON completion from an upstream', () => {
     expect(outcome.promptTokens).toBe(3);
     expect(outcome.completionTokens).toBe(1);
     expect(JSON.parse(Buffer.from(outcome.bytes!).toString()).model).toBe('fast');
+  });
+
+  it.each([true, false])('reads the cached prompt tokens only when the price tells them apart (as bytes: %s)', async (asBytes) => {
+    const cached = JSON.stringify({ ...JSON.parse(completion), usage: { prompt_tokens: 30, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 20 } } });
+    const client = { requestId: 'req-1', aborted: false, onAbort: null };
+    const priced = jsonExchange(asBytes, client, true);
+    priced.answer(200, [cached]);
+    expect(await priced.ended).toMatchObject({ promptTokens: 30, cachedPromptTokens: 20 });
+    const unpriced = jsonExchange(asBytes, client, false);
+    unpriced.answer(200, [cached]);
+    expect(await unpriced.ended).toMatchObject({ promptTokens: 30, cachedPromptTokens: 0 });
   });
 
   it.each([1, 3])('is read whole from %i body chunks, parsed', async (count) => {
