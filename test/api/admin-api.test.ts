@@ -259,8 +259,10 @@ describe('usage', () => {
     expect((await call('GET', '/v1/admin/usage?account=usage@example.com')).body.data).toEqual([]);
 
     const ofModel = await call('GET', `/v1/admin/usage?account=usage@example.com&model=model-a&${range}`);
+    // Rows come by day, then key id (random here), then model.
+    const ofDay2 = [['2025-03-02', one.id, 'model-a', 7], ['2025-03-02', two.id, 'model-a', 0]].sort((a, b) => String(a[1]).localeCompare(String(b[1])));
     expect(ofModel.body.data.map((row: any) => [row.day, row.key, row.model, row.cost_micros])).toEqual([
-      ['2025-03-01', one.id, 'model-a', 1_250_000], ['2025-03-02', one.id, 'model-a', 7], ['2025-03-02', two.id, 'model-a', 0],
+      ['2025-03-01', one.id, 'model-a', 1_250_000], ...ofDay2,
     ]);
     const ofKeyAndModel = await call('GET', `/v1/admin/usage?key=${one.id}&model=model-b&${range}`);
     expect(ofKeyAndModel.body.data).toEqual([expect.objectContaining({ key: one.id, model: 'model-b', cost: 0.0009, cost_micros: 900 })]);
