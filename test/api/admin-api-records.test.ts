@@ -122,7 +122,7 @@ describe('accounts', () => {
     expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { budget: { amount: 0.1234567, period: 'day' } }), 400, 'invalid_value', 'budget');
     expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { budget: { amount: 'five', period: 'day' } }), 400);
     expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { priority: 'top' }), 400);
-    expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { rpm: 10 }), 400);
+    expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { rpm: 10 }), 400, 'unknown_parameter', 'rpm');
     expectError(await call('PATCH', '/v1/admin/accounts/acct_missing', { priority: 'high' }), 404, 'account_not_found');
     expect(await gateway.app.store.findAccountById(id)).toMatchObject({ budget: null, priority: null });
   });
