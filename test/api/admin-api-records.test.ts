@@ -142,3 +142,18 @@ describe('a dashboard session', () => {
     expect((await bare.json()).error.code).toBe('invalid_api_key');
   });
 });
+
+describe('the dashboard keys page', () => {
+  it("shows a key's expiry, priority and cache setting, and its budget, to its owner", async () => {
+    const expiresAt = Math.floor(Date.now() / 1000) + 7_200;
+    const { id } = (await call('POST', '/v1/admin/keys', {
+      account: 'root@example.com', expires_at: expiresAt, priority: 'low', cache: 'on', budget: { amount: 3, period: 'day' },
+    })).body;
+    const dashboard = new DashboardClient(gateway.origin);
+    expect((await dashboard.signIn('root@example.com', PASSWORD)).status).toBe(200);
+    const { keys } = (await dashboard.call('GET', '/dashboard/api/keys')).body;
+    expect(keys.find((key: any) => key.id === id)).toMatchObject({
+      expiresAt: expiresAt * 1000, priority: 'low', cache: 'on', budget: { scope: 'key', limit: '3.000000', period: 'day', spent: '0.000000' },
+    });
+  });
+});
