@@ -1,9 +1,10 @@
 // Bearer key → principal. The format and checksum are checked before any lookup; a lookup goes
-// through a short-TTL cache to the store. A key that expires (its own expiry, or a rotated key's
-// old secret at the end of its grace) leaves the cache then, and its next lookup refuses it. Key events (revocation, suspension) drop cache entries at
-// once; the TTL, at most 10 s, bounds how long a missed event can go unnoticed. A store that cannot
-// answer is a 503, never a 401, and a key looked up before keeps working meanwhile on its last
-// known answer, however long ago its entry expired (events missed in an outage are missed anyway).
+// through a short-TTL cache to the store. Key events (revocation, suspension, a change) drop cache
+// entries at once; the TTL, at most 10 s, bounds how long a missed event can go unnoticed. A key
+// that expires (its own expiry, or a rotated key's old secret at the end of its grace) leaves the
+// cache then, and its next lookup refuses it. A store that cannot answer is a 503, never a 401,
+// and a key looked up before keeps working meanwhile on its last known answer, however long ago
+// its entry expired (events missed in an outage are missed anyway), but never past its expiry.
 import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
