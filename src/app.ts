@@ -56,7 +56,7 @@ export interface RunningApp {
   readonly port: number;
   readonly lifecycle: Lifecycle;
   readonly store: Store;
-  /** Spend budgets; null while none is configured. */
+  /** Spend budgets (the config's and the records'). */
   readonly budgets: BudgetGate | null;
   /** The GET /metrics listener's port; null when off, and in a cluster worker (the primary serves it). */
   readonly metricsPort: number | null;

@@ -1,14 +1,16 @@
-// /v1/admin/accounts: create (by email), list (oldest first), read, change (status, admin).
+// /v1/admin/accounts: create (by email), list (oldest first), read, change (status, admin, budget,
+// priority).
 import { ApiError } from '../errors/api-error.ts';
 import type { RequestContext } from '../http/request-context.ts';
-import { type AuditActor, recordAudit } from '../store/audit.ts';
+import { type AuditActor, auditedChange, recordAudit } from '../store/audit.ts';
 import { isPlausibleEmail } from '../store/email.ts';
-import type { Account, Store } from '../store/store.ts';
+import type { Account, AccountChange, Store } from '../store/store.ts';
 import { adminCall } from './admin-call.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { bodyValidator, readBody } from './admin-body.ts';
 import { list, pageOffset, pageRequest } from './admin-paging.ts';
 import { CHANGE_ACCOUNT_SCHEMA, CREATE_ACCOUNT_SCHEMA, type ChangeAccountBody, type CreateAccountBody } from './admin-schemas.ts';
+import { budgetFrom } from './admin-record-input.ts';
 import { accountObject } from './admin-views.ts';
 
 export const ACCOUNTS_PATH = '/v1/admin/accounts';
@@ -23,10 +25,10 @@ export function createAccount(deps: AdminDeps, ctx: RequestContext): Promise<voi
     const { email, admin = false } = await readBody(ctx, body!, validateCreate);
     if (!isPlausibleEmail(email)) throw new ApiError('invalid_value', { param: 'email', message: 'email must be an email address.' });
     const existing = await deps.store.findAccountByEmail(email);
-    if (existing !== undefined) return accountObject(existing);
+    if (existing !== undefined) return accountObject(existing, deps.config.budgets.currency);
     const account = await deps.store.createAccount(email, { isAdmin: admin });
     await recordAudit(deps.store, by, 'account.created', account.id, { email: account.email, admin: account.isAdmin });
-    return accountObject(account);
+    return accountObject(account, deps.config.budgets.currency);
   });
 }
 
@@ -36,18 +38,22 @@ export function listAccounts(deps: AdminDeps, ctx: RequestContext): Promise<void
     const offset = pageOffset(page);
     const { accounts, total } = await deps.store.listAccountPage(offset, page.limit);
     const end = offset + accounts.length;
-    return list(accounts.map(accountObject), end < total, end);
+    return list(accounts.map((account) => accountObject(account, deps.config.budgets.currency)), end < total, end);
   });
 }
 
 export function readAccount(deps: AdminDeps, ctx: RequestContext): Promise<void> {
-  return adminCall(deps, ctx, async () => accountObject(await accountAt(deps.store, ctx)));
+  return adminCall(deps, ctx, async () => accountObject(await accountAt(deps.store, ctx), deps.config.budgets.currency));
 }
 
-/** PATCH /v1/admin/accounts/{id}: suspend or resume, grant or take the admin role; not one's own account. */
+/**
+ * PATCH /v1/admin/accounts/{id}: suspend or resume, grant or take the admin role, set or clear the
+ * budget and the priority; not one's own account.
+ */
 export function changeAccount(deps: AdminDeps, ctx: RequestContext): Promise<void> {
   return adminCall(deps, ctx, async ({ by, body }) => {
     const change = await readBody(ctx, body!, validateChange);
+    const budget = budgetFrom(change.budget);
     let account = await accountAt(deps.store, ctx);
     if (account.id === by.actor) {
       throw new ApiError('invalid_value', { param: 'id', message: 'An admin key cannot change its own account.' });
@@ -58,7 +64,14 @@ export function changeAccount(deps: AdminDeps, ctx: RequestContext): Promise<voi
     if (change.admin !== undefined && change.admin !== account.isAdmin) {
       account = await setAdmin(deps.store, by, account, change.admin);
     }
-    return accountObject(account);
+    const recordChange: AccountChange = { ...(budget === undefined ? {} : { budget }), ...(change.priority === undefined ? {} : { priority: change.priority }) };
+    if (Object.keys(recordChange).length > 0) {
+      const changed = await deps.store.updateAccount(account.id, recordChange);
+      if (changed === undefined) throw new ApiError('account_not_found');
+      await recordAudit(deps.store, by, 'account.changed', changed.id, auditedChange(recordChange));
+      account = changed;
+    }
+    return accountObject(account, deps.config.budgets.currency);
   });
 }
 

@@ -1,5 +1,8 @@
 // What every admin API call goes through: an admin key (any other key is a 403 admin_required), one
-// request from that key's rate limit, and an answer in JSON. Sessions are never read here.
+// request from that key's rate limit, and an answer in JSON. Sessions are never read here: a
+// request that brings a dashboard session cookie and no key is refused 403 admin_required too.
+import { readCookie, sessionCookieName } from '../dashboard/session-cookie.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { BodyReader } from '../http/body-reader.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { send } from '../http/respond.ts';
@@ -17,6 +20,11 @@ export interface AdminCall {
 export async function adminCall(deps: AdminDeps, ctx: RequestContext, work: (call: AdminCall) => Promise<unknown>): Promise<void> {
   // Made before anything is awaited: it takes the body as it arrives.
   const body = ctx.method === 'POST' || ctx.method === 'PATCH' ? new BodyReader(ctx, deps.config) : null;
+  if (ctx.authorization.trim() === '' && ctx.dashboard !== null && readCookie(ctx.dashboard.cookie, sessionCookieName(deps.config.dashboard.secureCookies)) !== '') {
+    throw new ApiError('admin_required', {
+      message: 'The admin API takes an admin key ("Authorization: Bearer sk_munja_…", from munja keys create --admin), not a dashboard session.',
+    });
+  }
   const principal = await deps.auth.authenticateAdmin(ctx.authorization);
   ctx.keyId = principal.keyId;
   const decision = deps.limiter.tryAcquire(principal, 0) ?? (await deps.limiter.acquire(principal, 0));

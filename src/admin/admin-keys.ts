@@ -5,7 +5,7 @@
 import { createApiKey, rotateApiKey } from '../auth/create-key.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { RequestContext } from '../http/request-context.ts';
-import { recordAudit } from '../store/audit.ts';
+import { auditedChange, recordAudit } from '../store/audit.ts';
 import { type Account, type ApiKeyRecord, type KeyChange, KeyCapError, type Store } from '../store/store.ts';
 import { adminCall } from './admin-call.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -14,6 +14,7 @@ import { list, pageOffset, pageRequest } from './admin-paging.ts';
 import {
   CHANGE_KEY_SCHEMA, CREATE_KEY_SCHEMA, ROTATE_KEY_SCHEMA, type ChangeKeyBody, type CreateKeyBody, type RotateKeyBody,
 } from './admin-schemas.ts';
+import { recordFieldsFrom } from './admin-record-input.ts';
 import { keyObject } from './admin-views.ts';
 
 export const KEYS_PATH = '/v1/admin/keys';
@@ -29,19 +30,20 @@ export function createKey(deps: AdminDeps, ctx: RequestContext): Promise<void> {
     const request = await readBody(ctx, body!, validateCreate);
     const account = await findAccount(deps.store, request.account, 'account');
     const models = knownModels(deps, request.models);
+    const fields = recordFieldsFrom(request);
     const maxKeys = deps.config.dashboard.maxKeysPerAccount;
     const created = await createApiKey(deps.store, {
       accountEmail: account.email, name: request.name ?? '', models, rpm: request.rpm ?? null, tpm: request.tpm ?? null,
-      admin: request.admin ?? false, maxKeys,
+      admin: request.admin ?? false, maxKeys, ...fields,
     }).catch((error: unknown) => {
       if (!(error instanceof KeyCapError)) throw error;
       throw new ApiError('key_limit_reached', { message: `The account has ${maxKeys} keys that are not revoked (server.dashboard.maxKeysPerAccount). Revoke one first.` });
     });
     await recordAudit(deps.store, by, 'key.created', created.record.id, {
       account: account.id, name: created.record.name, models, rpm: created.record.limits.rpm, tpm: created.record.limits.tpm,
-      admin: created.record.admin,
+      admin: created.record.admin, ...auditedChange(fields),
     });
-    return { ...keyObject(created.record), secret: created.key };
+    return { ...keyObject(created.record, currency(deps)), secret: created.key };
   });
 }
 
@@ -58,7 +60,7 @@ export function listKeys(deps: AdminDeps, ctx: RequestContext): Promise<void> {
     const offset = pageOffset(page);
     const keys = await deps.store.listKeys(account.id);
     const end = Math.min(keys.length, offset + page.limit);
-    return list(keys.slice(offset, end).map(keyObject), end < keys.length, end);
+    return list(keys.slice(offset, end).map((key) => keyObject(key, currency(deps))), end < keys.length, end);
   });
 }
 
@@ -72,13 +74,16 @@ export function keyById(deps: AdminDeps, ctx: RequestContext): Promise<void> {
     const id = slash === -1 ? rest : rest.slice(0, slash);
     switch (ctx.method) {
       case 'PATCH': {
-        const request = await readBody(ctx, body!, validateChange);
-        const change: KeyChange = { ...request, ...(request.models === undefined ? {} : { models: knownModels(deps, request.models) }) };
+        const { name, models, rpm, tpm, ...fields } = await readBody(ctx, body!, validateChange);
+        const change: KeyChange = {
+          ...(name === undefined ? {} : { name }), ...(rpm === undefined ? {} : { rpm }), ...(tpm === undefined ? {} : { tpm }),
+          ...(models === undefined ? {} : { models: knownModels(deps, models) }), ...recordFieldsFrom(fields),
+        };
         const key = notRevoked(await deps.store.findKeyById(id));
         const changed = await deps.store.updateKey(key.id, change);
         if (changed === undefined) throw new ApiError('key_not_found', { param: 'id' });
-        await recordAudit(deps.store, by, 'key.changed', changed.id, { ...change });
-        return keyObject(changed);
+        await recordAudit(deps.store, by, 'key.changed', changed.id, auditedChange(change));
+        return keyObject(changed, currency(deps));
       }
       case 'POST': {
         const { grace_seconds: graceSeconds = 0 } = await readBody(ctx, body!, validateRotate, true);
@@ -86,18 +91,18 @@ export function keyById(deps: AdminDeps, ctx: RequestContext): Promise<void> {
         const rotated = await rotateApiKey(deps.store, id, Date.now() + graceSeconds * 1000);
         if (rotated === undefined) throw new ApiError('key_not_found', { param: 'id' });
         await recordAudit(deps.store, by, 'key.rotated', rotated.record.id, { grace_seconds: graceSeconds, prefix: rotated.record.prefix });
-        return { ...keyObject(rotated.record), secret: rotated.key };
+        return { ...keyObject(rotated.record, currency(deps)), secret: rotated.key };
       }
       case 'DELETE': {
         const revoked = await deps.store.revokeKey(id);
         if (revoked === undefined) throw new ApiError('key_not_found', { param: 'id' });
         await recordAudit(deps.store, by, 'key.revoked', revoked.id);
-        return keyObject(revoked);
+        return keyObject(revoked, currency(deps));
       }
       default: {
         const key = await deps.store.findKeyById(id);
         if (key === undefined) throw new ApiError('key_not_found', { param: 'id' });
-        return keyObject(key);
+        return keyObject(key, currency(deps));
       }
     }
   });
@@ -108,6 +113,10 @@ export async function findAccount(store: Store, idOrEmail: string, param: string
   const account = idOrEmail.includes('@') ? await store.findAccountByEmail(idOrEmail) : await store.findAccountById(idOrEmail);
   if (account === undefined) throw new ApiError('account_not_found', { param });
   return account;
+}
+
+function currency(deps: AdminDeps): string {
+  return deps.config.budgets.currency;
 }
 
 function notRevoked(key: ApiKeyRecord | undefined): ApiKeyRecord {

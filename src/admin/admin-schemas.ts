@@ -8,6 +8,22 @@ const models = {
   anyOf: [{ type: 'array', items: { type: 'string', minLength: 1, maxLength: 256 }, maxItems: 1_000 }, { type: 'null' }],
 } as const;
 const name = { type: 'string', maxLength: MAX_KEY_NAME } as const;
+// Unix seconds or ISO-8601 (admin-keys.ts reads it); null: never.
+const expiresAt = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', minLength: 1, maxLength: 64 }, { type: 'null' }] } as const;
+// An amount in the currency (at most six decimals: admin-record-input.ts checks) per period; null: none of its own.
+const budget = {
+  anyOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['amount', 'period'],
+      properties: { amount: { type: 'number', minimum: 0 }, period: { type: 'string', enum: ['day', 'month', 'total'] } },
+    },
+    { type: 'null' },
+  ],
+} as const;
+const priority = { anyOf: [{ type: 'string', enum: ['high', 'normal', 'low'] }, { type: 'null' }] } as const;
+const cache = { anyOf: [{ type: 'string', enum: ['on', 'off'] }, { type: 'null' }] } as const;
 
 export const CREATE_ACCOUNT_SCHEMA = {
   type: 'object',
@@ -26,6 +42,8 @@ export const CHANGE_ACCOUNT_SCHEMA = {
   properties: {
     status: { type: 'string', enum: ['active', 'suspended'] },
     admin: { type: 'boolean' },
+    budget,
+    priority,
   },
 } as const;
 
@@ -40,6 +58,10 @@ export const CREATE_KEY_SCHEMA = {
     rpm: limit,
     tpm: limit,
     admin: { type: 'boolean' },
+    expires_at: expiresAt,
+    budget,
+    priority,
+    cache,
   },
 } as const;
 
@@ -47,7 +69,7 @@ export const CHANGE_KEY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: { name, models, rpm: limit, tpm: limit },
+  properties: { name, models, rpm: limit, tpm: limit, expires_at: expiresAt, budget, priority, cache },
 } as const;
 
 export const ROTATE_KEY_SCHEMA = {
@@ -59,7 +81,15 @@ export const ROTATE_KEY_SCHEMA = {
 } as const;
 
 export interface CreateAccountBody { email: string; admin?: boolean }
-export interface ChangeAccountBody { status?: 'active' | 'suspended'; admin?: boolean }
-export interface CreateKeyBody { account: string; name?: string; models?: string[] | null; rpm?: number | null; tpm?: number | null; admin?: boolean }
-export interface ChangeKeyBody { name?: string; models?: string[] | null; rpm?: number | null; tpm?: number | null }
+export interface BudgetBody { amount: number; period: 'day' | 'month' | 'total' }
+/** What keys and accounts carry beside their names and limits; absent: unchanged (or none), null: none. */
+export interface RecordFieldsBody {
+  expires_at?: number | string | null;
+  budget?: BudgetBody | null;
+  priority?: 'high' | 'normal' | 'low' | null;
+  cache?: 'on' | 'off' | null;
+}
+export interface ChangeAccountBody { status?: 'active' | 'suspended'; admin?: boolean; budget?: BudgetBody | null; priority?: 'high' | 'normal' | 'low' | null }
+export interface CreateKeyBody extends RecordFieldsBody { account: string; name?: string; models?: string[] | null; rpm?: number | null; tpm?: number | null; admin?: boolean }
+export interface ChangeKeyBody extends RecordFieldsBody { name?: string; models?: string[] | null; rpm?: number | null; tpm?: number | null }
 export interface RotateKeyBody { grace_seconds?: number }

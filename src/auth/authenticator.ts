@@ -1,13 +1,15 @@
 // Bearer key → principal. The format and checksum are checked before any lookup; a lookup goes
-// through a short-TTL cache to the store. Key events (revocation, suspension) drop cache entries at
-// once; the TTL, at most 10 s, bounds how long a missed event can go unnoticed. A store that cannot
-// answer is a 503, never a 401, and a key looked up before keeps working meanwhile on its last
-// known answer, however long ago its entry expired (events missed in an outage are missed anyway).
+// through a short-TTL cache to the store. Key events (revocation, suspension, a change) drop cache
+// entries at once; the TTL, at most 10 s, bounds how long a missed event can go unnoticed. A key
+// that expires (its own expiry, or a rotated key's old secret at the end of its grace) leaves the
+// cache then, and its next lookup refuses it. A store that cannot answer is a 503, never a 401,
+// and a key looked up before keeps working meanwhile on its last known answer, however long ago
+// its entry expired (events missed in an outage are missed anyway), but never past its expiry.
 import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { KeyEvent } from '../store/key-events.ts';
-import type { KeyWithAccount, Store } from '../store/store.ts';
+import type { KeyWithAccount, RecordBudget, Store } from '../store/store.ts';
 import { digestApiKey, hasValidFormat } from './api-key.ts';
 import { KeyCache } from './key-cache.ts';
 import { missingKey, notAMunjaKey, notBearer, unknownOrRevoked } from './key-refusals.ts';
@@ -18,6 +20,9 @@ export interface Principal {
   /** Model ids the key may use; null means all. */
   readonly models: ReadonlySet<string> | null;
   readonly limits: RateLimits;
+  /** The key's and its account's own budgets, as their records hold them (null: none). */
+  readonly keyBudget?: RecordBudget | null;
+  readonly accountBudget?: RecordBudget | null;
 }
 
 /** An admin key's lookup is a refusal everywhere but the admin API, which reads its `admin` principal. */
@@ -28,8 +33,11 @@ interface Cached {
   readonly lookup: Lookup;
   readonly keyId: string;
   readonly accountId: string;
-  /** A rotated key's old secret stops working then (Unix ms), even as the last known answer. */
-  readonly secretExpiresAt: number;
+  /**
+   * The key (or a rotated key's old secret) stops working then (Unix ms), even as the last known
+   * answer; infinite for a lookup that is a refusal already.
+   */
+  readonly worksUntil: number;
 }
 
 const BEARER = /^bearer +(\S+)\s*$/i;
@@ -91,13 +99,14 @@ export class Authenticator {
     } catch {
       const stale = this.#cache.getStale(key);
       if (stale === undefined) throw new ApiError('auth_unavailable');
-      return stale.secretExpiresAt > Date.now() ? stale.lookup : { error: unknownOrRevoked() };
+      return stale.worksUntil > Date.now() ? stale.lookup : { error: unknownOrRevoked() };
     }
     const lookup = this.#judge(found, now);
     // Unknown keys are not cached, so a key created a moment later works at once.
     if (found !== undefined && generation === this.#generation) {
-      const secretExpiresAt = found.secretExpiresAt ?? Number.POSITIVE_INFINITY;
-      this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id, secretExpiresAt }, now, secretExpiresAt);
+      let worksUntil = Math.min(found.secretExpiresAt ?? Number.POSITIVE_INFINITY, found.key.expiresAt ?? Number.POSITIVE_INFINITY);
+      if (worksUntil <= now) worksUntil = Number.POSITIVE_INFINITY;
+      this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id, worksUntil }, now, worksUntil);
     }
     return lookup;
   }
@@ -138,7 +147,9 @@ export class Authenticator {
   }
 
   #judge(found: KeyWithAccount | undefined, now: number): Lookup {
-    if (found === undefined || found.key.revokedAt !== null || (found.secretExpiresAt ?? now + 1) <= now) return { error: unknownOrRevoked() };
+    if (found === undefined || found.key.revokedAt !== null || (found.secretExpiresAt ?? now + 1) <= now || (found.key.expiresAt ?? now + 1) <= now) {
+      return { error: unknownOrRevoked() };
+    }
     if (found.account.status !== 'active') return { error: new ApiError('account_suspended') };
     const { key } = found;
     const principal = {
@@ -146,6 +157,8 @@ export class Authenticator {
       accountId: key.accountId,
       models: key.models === null ? null : new Set(key.models),
       limits: { rpm: key.limits.rpm ?? this.#defaults.rpm, tpm: key.limits.tpm ?? this.#defaults.tpm },
+      keyBudget: key.budget ?? null,
+      accountBudget: found.account.budget ?? null,
     };
     return key.admin ? { error: new ApiError('admin_key_not_allowed'), admin: principal } : { principal };
   }

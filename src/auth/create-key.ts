@@ -1,6 +1,6 @@
 // Issuing and rotating keys, shared by the operator CLI, the admin API and the server's first-start bootstrap.
 // The full key exists only in the return value: the store keeps its digest.
-import type { Account, ApiKeyRecord, Store } from '../store/store.ts';
+import type { Account, ApiKeyRecord, KeyCacheMode, Priority, RecordBudget, Store } from '../store/store.ts';
 import { digestApiKey, displayPrefix, generateApiKey, lastFour } from './api-key.ts';
 
 export interface CreateApiKeyOptions {
@@ -18,6 +18,11 @@ export interface CreateApiKeyOptions {
   readonly maxKeys?: number;
   /** The admin scope: the key works on the admin API only. */
   readonly admin?: boolean;
+  /** Unix ms; absent or null: never. */
+  readonly expiresAt?: number | null;
+  readonly budget?: RecordBudget | null;
+  readonly priority?: Priority | null;
+  readonly cache?: KeyCacheMode | null;
 }
 
 export interface CreatedApiKey {
@@ -69,6 +74,10 @@ export async function createApiKey(store: Store, options: CreateApiKeyOptions): 
     models: options.models ?? null,
     limits: { rpm: options.rpm ?? null, tpm: options.tpm ?? null },
     admin: options.admin ?? false,
+    expiresAt: options.expiresAt ?? null,
+    budget: options.budget ?? null,
+    priority: options.priority ?? null,
+    cache: options.cache ?? null,
   }, options.maxKeys);
   return Object.freeze({ record, account, key });
 }

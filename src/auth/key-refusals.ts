@@ -1,8 +1,8 @@
 // Why a key was refused, in words that let its owner fix it. Every refusal is 401 `invalid_api_key`
 // (SPEC §5); the message says only what the request itself shows: whether a header came, its
 // scheme, and the key's public format (prefix, length, alphabet, a CRC32 anyone can compute). An
-// unknown key and a revoked one get the same words: telling them apart would confirm to whoever
-// holds a leaked key that it was real, while its owner sees the revocation in the dashboard.
+// unknown key, a revoked one and an expired one get the same words: telling them apart would
+// confirm to whoever holds a leaked key that it was real, while its owner sees why in the dashboard.
 import { ApiError } from '../errors/api-error.ts';
 import { API_KEY_LENGTH, API_KEY_PREFIX } from './api-key.ts';
 
@@ -30,7 +30,7 @@ export function notAMunjaKey(key: string): ApiError {
 }
 
 export function unknownOrRevoked(): ApiError {
-  return new ApiError('invalid_api_key', { message: `This API key is unknown or has been revoked. ${WHERE_KEYS_COME_FROM}` });
+  return new ApiError('invalid_api_key', { message: `This API key is unknown, has been revoked or has expired. ${WHERE_KEYS_COME_FROM}` });
 }
 
 function formatFault(key: string): string {

@@ -1,9 +1,12 @@
 // Budgets on the request path: which budgets a key draws on, what a request may cost at worst,
-// the 429 when that does not fit, and settlement with the real cost. Made only when some budget
-// is configured: with none, the request path holds null and never looks.
+// the 429 when that does not fit, and settlement with the real cost. A key's budget is the
+// config's entry for its id when there is one (the operator's file is the authority), else its
+// record's own (set by the CLI or the admin API), else the config's `key`; an account's likewise.
+// With no budget in the config, a request whose key and account records carry none is let through
+// after reading those two fields of its principal, nothing more.
 import type { BudgetSetting, BudgetsConfig, ModelConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { BudgetResult, BudgetScopes, ScopeState } from './budget-book.ts';
+import type { Budget, BudgetResult, BudgetScopes, ScopeState } from './budget-book.ts';
 import type { BudgetHold, BudgetLedger, BudgetSubject } from './budget-ledger.ts';
 import { budgetKeys } from './budget-script.ts';
 import { costMicros, formatMicros } from './price.ts';
@@ -11,12 +14,15 @@ import { costMicros, formatMicros } from './price.ts';
 export class BudgetGate {
   readonly ledger: BudgetLedger;
   readonly settings: BudgetsConfig;
-  /** Per key id: its scopes (null: no budget), made once (a key never changes account). */
-  readonly #scopes = new Map<string, BudgetScopes | null>();
+  /** Whether the config names any budget: without, only the records' own budgets count. */
+  readonly #configured: boolean;
+  /** Per key id: its scopes, and the record budgets they were made from (a key never changes account). */
+  readonly #scopes = new Map<string, ResolvedScopes>();
 
   constructor(ledger: BudgetLedger, settings: BudgetsConfig) {
     this.ledger = ledger;
     this.settings = settings;
+    this.#configured = BudgetGate.wanted(settings);
   }
 
   /** Whether the settings name any budget at all. */
@@ -26,14 +32,16 @@ export class BudgetGate {
   }
 
   scopesOf(subject: BudgetSubject): BudgetScopes | null {
-    let scopes = this.#scopes.get(subject.keyId);
-    if (scopes === undefined) {
-      const key = this.settings.keys.has(subject.keyId) ? this.settings.keys.get(subject.keyId)! : this.settings.key;
-      const account = this.settings.accounts.has(subject.accountId) ? this.settings.accounts.get(subject.accountId)! : this.settings.account;
-      const [keyScope, , accountScope] = budgetKeys(subject.accountId, subject.keyId);
-      scopes = key === null && account === null ? null : { keyScope, key, accountScope, account };
-      this.#scopes.set(subject.keyId, scopes);
-    }
+    const keyBudget = subject.keyBudget ?? null;
+    const accountBudget = subject.accountBudget ?? null;
+    const resolved = this.#scopes.get(subject.keyId);
+    if (resolved !== undefined && sameBudget(resolved.keyBudget, keyBudget) && sameBudget(resolved.accountBudget, accountBudget)) return resolved.scopes;
+    const { settings } = this;
+    const key = settings.keys.has(subject.keyId) ? settings.keys.get(subject.keyId)! : keyBudget ?? settings.key;
+    const account = settings.accounts.has(subject.accountId) ? settings.accounts.get(subject.accountId)! : accountBudget ?? settings.account;
+    const [keyScope, , accountScope] = budgetKeys(subject.accountId, subject.keyId);
+    const scopes = key === null && account === null ? null : { keyScope, key, accountScope, account };
+    this.#scopes.set(subject.keyId, { keyBudget, accountBudget, scopes });
     return scopes;
   }
 
@@ -43,6 +51,7 @@ export class BudgetGate {
    * when the ledger decides at once. Throws (or rejects with) 429 `budget_exceeded` when it does not fit.
    */
   reserve(subject: BudgetSubject, model: ModelConfig, promptTokens: number, completionTokens: number): BudgetHold | Promise<BudgetHold> | null {
+    if (!this.#configured && subject.keyBudget == null && subject.accountBudget == null) return null;
     const scopes = this.scopesOf(subject);
     if (scopes === null) return null;
     const amount = costMicros(model.price, promptTokens, completionTokens);
@@ -68,6 +77,16 @@ export class BudgetGate {
   settle(hold: BudgetHold, cost: number): void {
     this.ledger.settle(hold, cost);
   }
+}
+
+interface ResolvedScopes {
+  readonly keyBudget: Budget | null;
+  readonly accountBudget: Budget | null;
+  readonly scopes: BudgetScopes | null;
+}
+
+function sameBudget(a: Budget | null, b: Budget | null): boolean {
+  return a === b || (a !== null && b !== null && a.limit === b.limit && a.period === b.period);
 }
 
 /** The budget with the least left, and how much that is (never below 0). */

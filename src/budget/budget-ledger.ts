@@ -1,11 +1,14 @@
 // The BudgetLedger contract: reserve a request's worst-case cost against its key's and account's
 // budgets, then settle it with the real cost. In memory for the embedded default, by budget.lua
 // in Redis for a fleet.
-import type { BudgetResult, BudgetScopes } from './budget-book.ts';
+import type { Budget, BudgetResult, BudgetScopes } from './budget-book.ts';
 
 export interface BudgetSubject {
   readonly keyId: string;
   readonly accountId: string;
+  /** The key's and its account's own budgets, from their records (absent or null: none). */
+  readonly keyBudget?: Budget | null;
+  readonly accountBudget?: Budget | null;
 }
 
 /** An admitted reservation: settle it exactly once, whatever way the request ends. */

@@ -1,5 +1,6 @@
-// The budget gate for a config: null while no budget is set (the request path then never looks),
-// else on the fleet's Redis when there is one, or in this process.
+// The budget gate: on the fleet's Redis when there is one, or in this process. Always made, since
+// a key's or an account's record may be given a budget at any time (munja keys update, the admin
+// API); while neither the config nor a record names one, the gate lets requests through at once.
 import type { Config } from '../config/config-types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Limiter } from '../ratelimit/limiter.ts';
@@ -9,11 +10,10 @@ import { BudgetGate } from './budget-gate.ts';
 import { MemoryBudgetLedger } from './memory-budget-ledger.ts';
 import { RedisBudgetLedger } from './redis-budget-ledger.ts';
 
-export async function openBudgets(config: Config, limiter: Limiter, logger: Logger): Promise<BudgetGate | null> {
+export async function openBudgets(config: Config, limiter: Limiter, logger: Logger): Promise<BudgetGate> {
   const { budgets, limits } = config;
-  if (!BudgetGate.wanted(budgets)) return null;
   const unpriced = config.models.filter((model) => model.target.kind !== 'route' && model.price == null).map((model) => model.id);
-  if (unpriced.length > 0) {
+  if (BudgetGate.wanted(budgets) && unpriced.length > 0) {
     logger.warn({ models: unpriced }, 'budgets are set, but these models have no price: requests to them cost 0 and no budget holds them back');
   }
   if (config.redis === null) return new BudgetGate(new MemoryBudgetLedger(), budgets);

@@ -1,6 +1,7 @@
-// `munja accounts list`, `munja accounts create|suspend|resume|admin|password EMAIL`.
+// `munja accounts list`, `munja accounts create|suspend|resume|admin|password|budget|priority EMAIL`.
 import { type AuditAction, CLI_ACTOR, recordAudit } from '../store/audit.ts';
 import type { Account, Store } from '../store/store.ts';
+import { accountBudgetCommand, accountPriorityCommand } from './account-records-command.ts';
 import { listAccounts } from './accounts-list.ts';
 import { expectPositionals, parseAccountEmail, parseCommandArgs, parseEmail } from './arguments.ts';
 import { EXIT_OK, notFound, usageError, writeJson, type CliIo } from './cli-io.ts';
@@ -8,7 +9,7 @@ import { accountJson } from './format.ts';
 import { withStore } from './open-store.ts';
 import { passwordCommand } from './password-command.ts';
 
-const SUBCOMMANDS = 'list, create, suspend, resume, admin or password';
+const SUBCOMMANDS = 'list, create, suspend, resume, admin, password, budget or priority';
 
 interface Outcome {
   readonly account: Account;
@@ -59,6 +60,8 @@ export async function accountsCommand(args: string[], io: CliIo): Promise<number
   if (sub === undefined) throw usageError(`missing accounts subcommand (${SUBCOMMANDS})`, 'accounts');
   if (sub === 'password') return passwordCommand(rest, io);
   if (sub === 'list') return listAccounts(rest, io);
+  if (sub === 'budget') return accountBudgetCommand(rest, io);
+  if (sub === 'priority') return accountPriorityCommand(rest, io);
   const action = Object.hasOwn(ACTIONS, sub) ? ACTIONS[sub] : undefined;
   if (action === undefined) throw usageError(`unknown accounts subcommand '${sub}' (${SUBCOMMANDS})`, 'accounts');
 

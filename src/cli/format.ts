@@ -1,5 +1,6 @@
 // Human and JSON renderings. Nothing here ever sees a full key or a digest.
-import type { Account, ApiKeyRecord } from '../store/store.ts';
+import { microsToAmount } from '../budget/budget-amount.ts';
+import type { Account, ApiKeyRecord, RecordBudget } from '../store/store.ts';
 
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
@@ -10,8 +11,20 @@ export function shortTime(ms: number | null): string {
   return ms === null ? '-' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')}Z`;
 }
 
-export function keyStatus(key: ApiKeyRecord): 'active' | 'revoked' {
-  return key.revokedAt === null ? 'active' : 'revoked';
+export function keyStatus(key: ApiKeyRecord, now = Date.now()): 'active' | 'revoked' | 'expired' {
+  if (key.revokedAt !== null) return 'revoked';
+  return key.expiresAt != null && key.expiresAt <= now ? 'expired' : 'active';
+}
+
+/** A record's own budget in currency units (`{ amount: 5, period: 'month' }`), or null. */
+export function budgetJson(budget: RecordBudget | null | undefined): { amount: number; period: RecordBudget['period'] } | null {
+  return budget == null ? null : { amount: microsToAmount(budget.limit), period: budget.period };
+}
+
+/** `5 per month`, `0.25 in total`, or `-`. */
+export function budgetText(budget: RecordBudget | null | undefined): string {
+  if (budget == null) return '-';
+  return `${microsToAmount(budget.limit)} ${budget.period === 'total' ? 'in total' : `per ${budget.period}`}`;
 }
 
 export function maskedKey(key: ApiKeyRecord): string {
@@ -32,6 +45,10 @@ export function keyJson(key: ApiKeyRecord, accountEmail: string) {
     createdAt: isoOrNull(key.createdAt),
     lastUsedAt: isoOrNull(key.lastUsedAt),
     revokedAt: isoOrNull(key.revokedAt),
+    expiresAt: isoOrNull(key.expiresAt ?? null),
+    budget: budgetJson(key.budget),
+    priority: key.priority ?? null,
+    cache: key.cache ?? null,
   };
 }
 
@@ -42,6 +59,8 @@ export function accountJson(account: Account) {
     status: account.status,
     isAdmin: account.isAdmin,
     createdAt: isoOrNull(account.createdAt),
+    budget: budgetJson(account.budget),
+    priority: account.priority ?? null,
   };
 }
 

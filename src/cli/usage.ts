@@ -14,10 +14,19 @@ const COMMANDS: readonly CommandHelp[] = [
   { name: 'serve', synopsis: 'serve', description: 'Start the gateway (settings from the environment: see docs/configuration.md).' },
   {
     name: 'keys create',
-    synopsis: 'keys create --account EMAIL [--name NAME] [--models a,b] [--rpm N] [--tpm N] [--admin] [--json]',
+    synopsis: 'keys create --account EMAIL [--name NAME] [--models a,b] [--rpm N] [--tpm N] [--admin]\n'
+      + '        [--budget AMOUNT --budget-period day|month|total] [--priority high|normal|low] [--cache on|off]\n'
+      + '        [--expires-at ISO-8601 | --expires-in 30d] [--json]',
     description: 'Issue a key (creates the account if needed). The key is printed once and never again.\n'
       + '--models: ids from the configured models (GET /v1/models); default: all.\n'
-      + '--admin: a key for the admin API (/v1/admin/…, docs/admin-api.md), refused everywhere else.',
+      + '--admin: a key for the admin API (/v1/admin/…, docs/admin-api.md), refused everywhere else.\n'
+      + '--budget: in the currency (budgets.currency), e.g. 5 or 0.25. --expires-in: s, m, h or d.',
+  },
+  {
+    name: 'keys update',
+    synopsis: 'keys update KEY_ID [--name NAME] [--models a,b|none] [--rpm N|none] [--tpm N|none] [--budget AMOUNT|none\n'
+      + '        --budget-period P] [--priority P|none] [--cache on|off|none] [--expires-at ISO-8601|none | --expires-in 30d] [--json]',
+    description: 'Change a key that is not revoked; what is not given stays, none clears it.',
   },
   { name: 'keys list', synopsis: 'keys list [--account EMAIL] [--json]', description: 'List keys (never the secret part).' },
   { name: 'keys revoke', synopsis: 'keys revoke KEY_ID [--json]', description: "Revoke a key by its id (key_…, from 'munja keys list')." },
@@ -26,6 +35,16 @@ const COMMANDS: readonly CommandHelp[] = [
   { name: 'accounts suspend', synopsis: 'accounts suspend EMAIL [--json]', description: 'Refuse every key of an account.' },
   { name: 'accounts resume', synopsis: 'accounts resume EMAIL [--json]', description: 'Lift a suspension.' },
   { name: 'accounts admin', synopsis: 'accounts admin EMAIL [--revoke] [--json]', description: 'Make (or with --revoke, unmake) an admin.' },
+  {
+    name: 'accounts budget',
+    synopsis: 'accounts budget EMAIL (--amount N --period day|month|total | --clear) [--json]',
+    description: "The budget the account's keys share, in the currency (budgets.currency); --clear removes it.",
+  },
+  {
+    name: 'accounts priority',
+    synopsis: 'accounts priority EMAIL high|normal|low|none [--json]',
+    description: "The admission priority of the account's keys (a key's own --priority wins); none: the default.",
+  },
   {
     name: 'accounts password',
     synopsis: 'accounts password EMAIL [--json]',

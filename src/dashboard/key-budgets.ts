@@ -3,7 +3,7 @@
 import type { BudgetGate } from '../budget/budget-gate.ts';
 import { tightest } from '../budget/budget-gate.ts';
 import { formatMicros } from '../budget/price.ts';
-import type { ApiKeyRecord } from '../store/store.ts';
+import type { Account, ApiKeyRecord } from '../store/store.ts';
 
 export interface KeyBudgetView {
   readonly scope: 'key' | 'account';
@@ -17,11 +17,11 @@ export interface KeyBudgetView {
   readonly renewsAt: string | null;
 }
 
-/** One entry per key, in order; null for a key without a budget (or when budgets are off). */
-export async function keyBudgets(gate: BudgetGate | null, keys: readonly ApiKeyRecord[]): Promise<Array<KeyBudgetView | null>> {
+/** One entry per key of the account, in order; null for a key without a budget (or when budgets are off). */
+export async function keyBudgets(gate: BudgetGate | null, account: Account, keys: readonly ApiKeyRecord[]): Promise<Array<KeyBudgetView | null>> {
   if (gate === null) return keys.map(() => null);
   return Promise.all(keys.map(async (key) => {
-    const subject = { keyId: key.id, accountId: key.accountId };
+    const subject = { keyId: key.id, accountId: key.accountId, keyBudget: key.budget ?? null, accountBudget: account.budget ?? null };
     const scopes = gate.scopesOf(subject);
     if (scopes === null) return null;
     const state = await gate.ledger.read(subject, scopes);

@@ -13,5 +13,8 @@ export function keyView(key: ApiKeyRecord) {
     lastUsedAt: key.lastUsedAt,
     revokedAt: key.revokedAt,
     admin: key.admin,
+    expiresAt: key.expiresAt ?? null,
+    priority: key.priority ?? null,
+    cache: key.cache ?? null,
   };
 }

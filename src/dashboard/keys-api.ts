@@ -25,7 +25,7 @@ export async function listKeys(deps: DashboardDeps, { ctx, headers }: DashboardR
   const { account } = await deps.sessions.require(headers);
   const offset = pageOffset(ctx.path, '/dashboard/api/keys');
   const { keys, total } = await deps.store.listKeyPage(account.id, offset, KEY_PAGE_SIZE);
-  const budgets = await keyBudgets(deps.budgets, keys);
+  const budgets = await keyBudgets(deps.budgets, account, keys);
   sendApiJson(ctx, { keys: keys.map((key, index) => ({ ...keyView(key), budget: budgets[index] })), total, offset, pageSize: KEY_PAGE_SIZE });
 }
 

@@ -13,7 +13,7 @@ import type { Tracing } from '../observability/tracing.ts';
 import { AddressSlots } from './address-slots.ts';
 import { BodyBudget } from './body-budget.ts';
 import { BodyReader, ClientGoneError } from './body-reader.ts';
-import { isAnthropicPath, type MatchedRoute, RequestContext, type ServerSettings } from './request-context.ts';
+import { isAnthropicPath, type MatchedRoute, readsDashboardHeaders, RequestContext, type ServerSettings } from './request-context.ts';
 import { endWithError, sendRefusal } from './respond.ts';
 import { openStreams } from '../observability/open-streams.ts';
 import { ENDS_LATER, type HandlerResult, type Router } from './router.ts';
@@ -170,7 +170,7 @@ export class HttpServer {
     // uWS matches these by the exact method (case and all) and path, query string aside, as the
     // router would; anything else falls through to the catch-all, which answers 404 or 405.
     for (const path of this.#options.router.exactPaths('POST')) {
-      const matched: MatchedRoute = { method: 'POST', path, anthropic: isAnthropicPath(path) };
+      const matched: MatchedRoute = { method: 'POST', path, anthropic: isAnthropicPath(path), dashboardHeaders: readsDashboardHeaders(path) };
       app.post(path, (res, req) => {
         const ctx = new RequestContext(res, req, this.#settings, matched);
         if (tracing !== null) ctx.trace = tracing.begin(ctx, req);

@@ -87,6 +87,10 @@ export function isAnthropicPath(path: string): boolean {
 const QUERY_PATHS = '/v1/responses/';
 const ADMIN_PATHS = '/v1/admin/';
 
+export function readsDashboardHeaders(path: string): boolean {
+  return path.startsWith(DASHBOARD_PATH) || path.startsWith(ADMIN_PATHS);
+}
+
 /** Headers Anthropic's clients send; empty strings when absent. */
 export interface AnthropicHeaders {
   /** The key, as Anthropic's SDKs send it when not as a bearer token. */
@@ -142,6 +146,8 @@ export interface MatchedRoute {
   readonly path: string;
   /** isAnthropicPath(path), worked out once. */
   readonly anthropic: boolean;
+  /** readsDashboardHeaders(path), worked out once. */
+  readonly dashboardHeaders: boolean;
 }
 
 /** What the server tells every request about itself. */
@@ -178,7 +184,10 @@ export class RequestContext implements Abortable, RequestRecord {
   body: BodyReader | null = null;
   /** Copied for MCP_PATH only: six more header lookups would cost every other request ~0.4 µs. */
   readonly mcp: McpHeaders | null;
-  /** Copied under DASHBOARD_PATH only, for the same reason. */
+  /**
+   * Copied under DASHBOARD_PATH only, for the same reason, and under /v1/admin/, which tells a
+   * request that brings a dashboard session instead of an admin key why it is refused.
+   */
   readonly dashboard: DashboardHeaders | null;
   /** The query string (without `?`) of a GET under /v1/responses/ (input_items pages) or /v1/admin/; '' otherwise: reading it costs every GET a string. */
   readonly query: string;
@@ -246,7 +255,8 @@ export class RequestContext implements Abortable, RequestRecord {
     const { forwardedFor } = head;
     this.clientAddress = clientAddress(peer, forwardedFor, trustProxy);
     this.mcp = this.path === MCP_PATH ? copyMcpHeaders(req) : null;
-    this.dashboard = this.path.startsWith(DASHBOARD_PATH) ? copyDashboardHeaders(req, peer, forwardedFor) : null;
+    const dashboardHeaders = matched === null ? readsDashboardHeaders(this.path) : matched.dashboardHeaders;
+    this.dashboard = dashboardHeaders ? copyDashboardHeaders(req, peer, forwardedFor) : null;
     this.anthropic = (matched === null ? isAnthropicPath(this.path) : matched.anthropic) ? copyAnthropicHeaders(req) : null;
     this.query = matched === null && this.method === 'GET' && (this.path.startsWith(QUERY_PATHS) || this.path.startsWith(ADMIN_PATHS)) ? req.getQuery() ?? '' : '';
   }

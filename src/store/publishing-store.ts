@@ -1,9 +1,10 @@
-// A Store that announces the changes auth caches must drop (key revoked, account status changed)
-// after each write, so every instance — and the CLI, which opens the same store — tells the others.
+// A Store that announces the changes auth caches must drop (a key revoked or changed, an account's
+// status, budget or priority changed) after each write, so every instance — and the CLI, which
+// opens the same store — tells the others.
 import type { KeyEvent, KeyEvents } from './key-events.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type {
-  Account, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, AuditEntry, AuditQuery, KeyChange, KeySecretChange, NewAuditEntry, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, StoredResponse,
+  Account, AccountChange, AccountPage, AccountStatus, ApiKeyRecord, AttemptWindow, AuditEntry, AuditQuery, KeyChange, KeySecretChange, NewAuditEntry, KeyPage, KeyWithAccount, NewKey, OneTimeToken, Session, Store, StoredResponse,
   UsageDelta, UsageRow,
 } from './store.ts';
 
@@ -27,6 +28,12 @@ export class PublishingStore implements StoreWithEvents {
 
   async setAccountStatus(email: string, status: AccountStatus): Promise<Account | undefined> {
     const account = await this.#store.setAccountStatus(email, status);
+    if (account !== undefined) await this.#announce({ kind: 'account', accountId: account.id });
+    return account;
+  }
+
+  async updateAccount(id: string, change: AccountChange): Promise<Account | undefined> {
+    const account = await this.#store.updateAccount(id, change);
     if (account !== undefined) await this.#announce({ kind: 'account', accountId: account.id });
     return account;
   }

@@ -7,11 +7,12 @@
 //   munja:{store}:meta                 hash   keySecret (hex), mailboxesIndexed
 //   munja:{store}:accounts             set    every account id (SCARD counts them)
 //   munja:{store}:accounts-by-time     zset   every account id, scored by creation time (pages of accounts)
-//   munja:{store}:account:<id>         hash   id email status isAdmin createdAt
+//   munja:{store}:account:<id>         hash   id email status isAdmin createdAt [budgetLimit budgetPeriod priority]
 //   munja:{store}:account-email:<email> string account id
 //   munja:{store}:account-mailbox:<mailbox> string id of the first account with that mailbox (email.ts);
 //                                             built over older accounts once (meta mailboxesIndexed)
 //   munja:{store}:key:<digest>         hash   id accountId name prefix lastFour [models rpm tpm] createdAt [lastUsedAt revokedAt]
+//                                             [admin expiresAt budgetLimit budgetPeriod priority cache]
 //   munja:{store}:key-id:<id>          string digest
 //   munja:{store}:key-grace:<digest>   string `<new digest>:<grace end>`: a rotated key's old secret (expires at the grace end)
 //   munja:{store}:keys                 zset   every key id, scored by creation sequence

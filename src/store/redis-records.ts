@@ -1,6 +1,6 @@
 // Redis hash fields ⇄ the frozen plain objects the Store interface promises (the same shapes the
 // SQLite store returns). A field that is absent means null.
-import type { Account, AccountStatus, ApiKeyRecord, NewKey, StoredResponse } from './store.ts';
+import type { Account, AccountChange, AccountStatus, ApiKeyRecord, KeyCacheMode, KeyChange, NewKey, Priority, RecordBudget, StoredResponse } from './store.ts';
 
 export type Fields = Readonly<Record<string, string>>;
 
@@ -28,6 +28,12 @@ function integerOrNull(fields: Fields, name: string): number | null {
   return fields[name] === undefined ? null : integer(fields, name);
 }
 
+function budget(fields: Fields): RecordBudget | null {
+  const period = fields['budgetPeriod'];
+  const limit = integerOrNull(fields, 'budgetLimit');
+  return limit === null || period === undefined ? null : Object.freeze({ limit, period: period as RecordBudget['period'] });
+}
+
 export function toAccount(fields: Fields): Account {
   return Object.freeze({
     id: text(fields, 'id'),
@@ -35,6 +41,8 @@ export function toAccount(fields: Fields): Account {
     status: text(fields, 'status') as AccountStatus,
     isAdmin: text(fields, 'isAdmin') === '1',
     createdAt: integer(fields, 'createdAt'),
+    budget: budget(fields),
+    priority: (fields['priority'] ?? null) as Priority | null,
   });
 }
 
@@ -52,6 +60,10 @@ export function toKey(fields: Fields): ApiKeyRecord {
     lastUsedAt: integerOrNull(fields, 'lastUsedAt'),
     revokedAt: integerOrNull(fields, 'revokedAt'),
     admin: fields['admin'] === '1',
+    expiresAt: integerOrNull(fields, 'expiresAt'),
+    budget: budget(fields),
+    priority: (fields['priority'] ?? null) as Priority | null,
+    cache: (fields['cache'] ?? null) as KeyCacheMode | null,
   });
 }
 
@@ -70,7 +82,33 @@ export function keyFields(id: string, key: NewKey, createdAt: number): string[] 
   if (key.limits.rpm !== null) fields.push('rpm', String(key.limits.rpm));
   if (key.limits.tpm !== null) fields.push('tpm', String(key.limits.tpm));
   if (key.admin === true) fields.push('admin', '1');
+  const { sets } = recordChange(key);
+  fields.push(...sets);
   return fields;
+}
+
+/** A change to a key's or account's optional fields: HSET arguments, and the fields to delete. */
+export interface HashChange {
+  readonly sets: string[];
+  readonly deletes: string[];
+}
+
+/** What a KeyChange or AccountChange does to the optional hash fields (absent: untouched, null: deleted). */
+export function recordChange(change: KeyChange & AccountChange): HashChange {
+  const sets: string[] = [];
+  const deletes: string[] = [];
+  const put = (field: string, value: string | number | null | undefined) => {
+    if (value === null) deletes.push(field);
+    else if (value !== undefined) sets.push(field, String(value));
+  };
+  if (change.budget !== undefined) {
+    put('budgetLimit', change.budget && change.budget.limit);
+    put('budgetPeriod', change.budget && change.budget.period);
+  }
+  put('expiresAt', change.expiresAt);
+  put('priority', change.priority);
+  put('cache', change.cache);
+  return { sets, deletes };
 }
 
 export function toStoredResponse(fields: Fields): StoredResponse {

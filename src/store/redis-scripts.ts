@@ -61,6 +61,17 @@ end
 return redis.call('HGETALL', key)`);
 
 /**
+ * KEYS: account. ARGV: count of fields to set, field, value, …, fields to delete. → nil (no such
+ * account) or the account.
+ */
+export const UPDATE_ACCOUNT = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local sets = tonumber(ARGV[1])
+if sets > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 2, 1 + sets * 2)) end
+for i = 2 + sets * 2, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
+return redis.call('HGETALL', KEYS[1])`);
+
+/**
  * KEYS: key-id index. ARGV: key record prefix, key-grace prefix, new digest, prefix, last four,
  * grace end (Unix ms), grace length (ms). → nil (no such key, or revoked) or the key. The old
  * digest points at the new one until the grace ends; an older pointer is left dangling (refused).

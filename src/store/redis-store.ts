@@ -11,14 +11,14 @@ import { RedisCredentials } from './redis-credentials.ts';
 import { RedisResponses } from './redis-responses.ts';
 import { ensureKeySecret } from './redis-key-secret.ts';
 import { RedisAudit } from './redis-audit.ts';
-import { accountFields, fieldsOf, keyFields, toAccount, toKey } from './redis-records.ts';
+import { accountFields, fieldsOf, keyFields, recordChange, toAccount, toKey } from './redis-records.ts';
 import { toUsageRows, usageFieldSuffix } from './redis-usage.ts';
 import {
   ACCOUNT_BY_EMAIL, ADD_USAGE, COUNT_ACTIVE_KEYS, CREATE_ACCOUNT, CREATE_ACCOUNT_WITH_PASSWORD, CREATE_KEY, FIND_KEY, FIND_KEY_BY_ID, LIST_ACCOUNTS, LIST_KEYS, MARK_KEYS_USED,
-  REVOKE_KEY, ROTATE_KEY, UPDATE_KEY, USAGE_BY_DAY,
+  REVOKE_KEY, ROTATE_KEY, UPDATE_ACCOUNT, UPDATE_KEY, USAGE_BY_DAY,
 } from './redis-scripts.ts';
 import {
-  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, type AuditEntry, type AuditQuery, type KeyChange, KeyCapError, type KeyPage, type KeySecretChange, type KeyWithAccount,
+  type Account, type AccountChange, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, type AuditEntry, type AuditQuery, type KeyChange, KeyCapError, type KeyPage, type KeySecretChange, type KeyWithAccount,
   type NewAuditEntry, type NewKey, type OneTimeToken, type Session, type Store, type StoredResponse, type UsageDelta, type UsageRow,
 } from './store.ts';
 
@@ -92,6 +92,12 @@ export class RedisStore implements Store {
     return this.#accountByEmail(email, ['isAdmin', isAdmin ? '1' : '0']);
   }
 
+  async updateAccount(id: string, change: AccountChange): Promise<Account | undefined> {
+    const { sets, deletes } = recordChange(change);
+    const reply = await UPDATE_ACCOUNT.run(this.client, [storeKeys.account(id)], [sets.length / 2, ...sets, ...deletes]);
+    return reply === null ? undefined : toAccount(fieldsOf(reply));
+  }
+
   async createKey(key: NewKey, maxActiveKeys?: number): Promise<ApiKeyRecord> {
     const id = newId('key_');
     try {
@@ -145,6 +151,9 @@ export class RedisStore implements Store {
       if (value === null) deletes.push(limit);
       else if (value !== undefined) sets.push(limit, String(value));
     }
+    const more = recordChange(change);
+    sets.push(...more.sets);
+    deletes.push(...more.deletes);
     const reply = await UPDATE_KEY.run(this.client, [storeKeys.keyId(keyId)], [KEY_RECORD_PREFIX, sets.length / 2, ...sets, ...deletes]);
     return reply === null ? undefined : toKey(fieldsOf(reply));
   }

@@ -1,6 +1,6 @@
 // Turns node:sqlite rows into the frozen plain objects the Store interface promises.
 import type { SQLOutputValue } from 'node:sqlite';
-import type { Account, AccountStatus, ApiKeyRecord, AuditEntry, AttemptWindow, Session, StoredResponse, UsageRow } from './store.ts';
+import type { Account, AccountStatus, ApiKeyRecord, AuditEntry, AttemptWindow, KeyCacheMode, Priority, RecordBudget, Session, StoredResponse, UsageRow } from './store.ts';
 
 type Row = Record<string, SQLOutputValue>;
 
@@ -30,6 +30,12 @@ function models(row: Row, column: string): readonly string[] | null {
   return Object.freeze(JSON.parse(text(row, column)) as string[]);
 }
 
+function budget(row: Row, prefix: string): RecordBudget | null {
+  const limit = integerOrNull(row, `${prefix}budget_limit`);
+  const period = textOrNull(row, `${prefix}budget_period`);
+  return limit === null || period === null ? null : Object.freeze({ limit, period: period as RecordBudget['period'] });
+}
+
 /** Reads an account from columns named with `prefix` (the key lookup joins both tables). */
 export function toAccount(row: Row, prefix = ''): Account {
   return Object.freeze({
@@ -38,6 +44,8 @@ export function toAccount(row: Row, prefix = ''): Account {
     status: text(row, `${prefix}status`) as AccountStatus,
     isAdmin: integer(row, `${prefix}is_admin`) === 1,
     createdAt: integer(row, `${prefix}created_at`),
+    budget: budget(row, prefix),
+    priority: textOrNull(row, `${prefix}priority`) as Priority | null,
   });
 }
 
@@ -54,6 +62,10 @@ export function toKey(row: Row): ApiKeyRecord {
     lastUsedAt: integerOrNull(row, 'last_used_at'),
     revokedAt: integerOrNull(row, 'revoked_at'),
     admin: integer(row, 'is_admin') === 1,
+    expiresAt: integerOrNull(row, 'expires_at'),
+    budget: budget(row, ''),
+    priority: textOrNull(row, 'priority') as Priority | null,
+    cache: textOrNull(row, 'cache') as KeyCacheMode | null,
   });
 }
 

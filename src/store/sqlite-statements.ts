@@ -1,7 +1,8 @@
 // The prepared statements of the SQLite store, made once per connection.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
-const ACCOUNT_COLUMNS = 'a.id AS a_id, a.email AS a_email, a.status AS a_status, a.is_admin AS a_is_admin, a.created_at AS a_created_at';
+const ACCOUNT_COLUMNS = `a.id AS a_id, a.email AS a_email, a.status AS a_status, a.is_admin AS a_is_admin, a.created_at AS a_created_at,
+  a.budget_limit AS a_budget_limit, a.budget_period AS a_budget_period, a.priority AS a_priority`;
 
 export type Statements = ReturnType<typeof prepareStatements>;
 
@@ -17,12 +18,15 @@ export function prepareStatements(db: DatabaseSync) {
     accountById: sql('SELECT * FROM accounts WHERE id = ?'),
     setStatus: sql('UPDATE accounts SET status = ? WHERE email = ? RETURNING *'),
     setAdmin: sql('UPDATE accounts SET is_admin = ? WHERE email = ? RETURNING *'),
-    insertKey: sql(`INSERT INTO keys (id, account_id, digest, name, prefix, last_four, models, rpm, tpm, created_at, is_admin)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
+    updateAccount: sql('UPDATE accounts SET budget_limit = ?, budget_period = ?, priority = ? WHERE id = ? RETURNING *'),
+    insertKey: sql(`INSERT INTO keys (id, account_id, digest, name, prefix, last_four, models, rpm, tpm, created_at, is_admin,
+                                      expires_at, budget_limit, budget_period, priority, cache)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
     keyByDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS} FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`),
     keyByGraceDigest: sql(`SELECT k.*, ${ACCOUNT_COLUMNS}, g.expires_at AS grace_until FROM key_grace g
                            JOIN keys k ON k.id = g.key_id JOIN accounts a ON a.id = k.account_id WHERE g.digest = ? AND g.expires_at > ?`),
-    updateKey: sql('UPDATE keys SET name = ?, models = ?, rpm = ?, tpm = ? WHERE id = ? AND revoked_at IS NULL RETURNING *'),
+    updateKey: sql(`UPDATE keys SET name = ?, models = ?, rpm = ?, tpm = ?, expires_at = ?, budget_limit = ?, budget_period = ?, priority = ?, cache = ?
+                    WHERE id = ? AND revoked_at IS NULL RETURNING *`),
     rotateKey: sql('UPDATE keys SET digest = ?, prefix = ?, last_four = ? WHERE id = ? AND revoked_at IS NULL RETURNING *'),
     deleteKeyGrace: sql('DELETE FROM key_grace WHERE key_id = ?'),
     insertKeyGrace: sql('INSERT INTO key_grace (digest, key_id, expires_at) VALUES (?, ?, ?)'),

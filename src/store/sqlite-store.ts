@@ -10,7 +10,7 @@ import { migrate } from './sqlite-schema.ts';
 import { toAccount, toAttempts, toAuditEntry, toKey, toSession, toStoredResponse, toUsage } from './sqlite-rows.ts';
 import { type Statements, prepareStatements } from './sqlite-statements.ts';
 import {
-  type Account, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, type AuditEntry, type AuditQuery, type KeyChange, KeyCapError, type KeyPage, type KeySecretChange, type KeyWithAccount,
+  type Account, type AccountChange, type AccountPage, type AccountStatus, type ApiKeyRecord, type AttemptWindow, type AuditEntry, type AuditQuery, type KeyChange, KeyCapError, type KeyPage, type KeySecretChange, type KeyWithAccount,
   type NewAuditEntry, type NewKey, type OneTimeToken, ResponseStorageFullError, responseBytes, type Session, type Store, type StoredResponse, type UsageDelta,
   type UsageRow,
 } from './store.ts';
@@ -100,6 +100,20 @@ export class SqliteStore implements Store {
     return row && toAccount(row);
   }
 
+  async updateAccount(id: string, change: AccountChange): Promise<Account | undefined> {
+    let updated: Account | undefined;
+    this.#transaction(() => {
+      const row = this.#sql.accountById.get(id);
+      if (row === undefined) return;
+      const account = toAccount(row);
+      const budget = change.budget === undefined ? account.budget ?? null : change.budget;
+      const priority = change.priority === undefined ? account.priority ?? null : change.priority;
+      const changed = this.#sql.updateAccount.get(budget?.limit ?? null, budget?.period ?? null, priority, id);
+      updated = changed && toAccount(changed);
+    });
+    return updated;
+  }
+
   async createKey(key: NewKey, maxActiveKeys?: number): Promise<ApiKeyRecord> {
     const models = key.models === null ? null : JSON.stringify(key.models);
     let created: ApiKeyRecord | undefined;
@@ -108,9 +122,11 @@ export class SqliteStore implements Store {
       if (maxActiveKeys !== undefined && Number(this.#sql.countActiveKeys.get(key.accountId)?.['n']) >= maxActiveKeys) {
         throw new KeyCapError(maxActiveKeys);
       }
+      const budget = key.budget ?? null;
       const row = this.#sql.insertKey.get(
         newId('key_'), key.accountId, key.digest, key.name, key.prefix, key.lastFour,
         models, key.limits.rpm, key.limits.tpm, Date.now(), key.admin === true ? 1 : 0,
+        key.expiresAt ?? null, budget?.limit ?? null, budget?.period ?? null, key.priority ?? null, key.cache ?? null,
       );
       if (row === undefined) throw new Error('key insert returned nothing');
       created = toKey(row);
@@ -142,9 +158,13 @@ export class SqliteStore implements Store {
       if (row === undefined) return;
       const key = toKey(row);
       const models = change.models === undefined ? key.models : change.models;
+      const budget = change.budget === undefined ? key.budget ?? null : change.budget;
       const changed = this.#sql.updateKey.get(
         change.name ?? key.name, models === null ? null : JSON.stringify(models),
-        change.rpm === undefined ? key.limits.rpm : change.rpm, change.tpm === undefined ? key.limits.tpm : change.tpm, keyId,
+        change.rpm === undefined ? key.limits.rpm : change.rpm, change.tpm === undefined ? key.limits.tpm : change.tpm,
+        change.expiresAt === undefined ? key.expiresAt ?? null : change.expiresAt, budget?.limit ?? null, budget?.period ?? null,
+        change.priority === undefined ? key.priority ?? null : change.priority, change.cache === undefined ? key.cache ?? null : change.cache,
+        keyId,
       );
       updated = changed === undefined ? key : toKey(changed);
     });

@@ -70,12 +70,22 @@ export interface KeyWithAccount {
   readonly secretExpiresAt?: number;
 }
 
-/** What updateKey changes; an absent field is left as it is. */
+/** What updateKey changes; an absent field is left as it is, a null one cleared. */
 export interface KeyChange {
   readonly name?: string;
   readonly models?: readonly string[] | null;
   readonly rpm?: number | null;
   readonly tpm?: number | null;
+  readonly expiresAt?: number | null;
+  readonly budget?: RecordBudget | null;
+  readonly priority?: Priority | null;
+  readonly cache?: KeyCacheMode | null;
+}
+
+/** What updateAccount changes; an absent field is left as it is, a null one cleared. */
+export interface AccountChange {
+  readonly budget?: RecordBudget | null;
+  readonly priority?: Priority | null;
 }
 
 /** A rotated key's new secret, as the store keeps it (see NewKey). */
@@ -95,6 +105,11 @@ export interface NewKey {
   readonly limits: KeyLimits;
   /** The admin scope (absent: an ordinary key). */
   readonly admin?: boolean;
+  /** Absent or null: never expires, no budget of its own, the account's priority, no cache setting. */
+  readonly expiresAt?: number | null;
+  readonly budget?: RecordBudget | null;
+  readonly priority?: Priority | null;
+  readonly cache?: KeyCacheMode | null;
 }
 
 export interface UsageDelta {
@@ -236,6 +251,8 @@ export interface Store {
   findAccountById(id: string): Promise<Account | undefined>;
   setAccountStatus(email: string, status: AccountStatus): Promise<Account | undefined>;
   setAccountAdmin(email: string, isAdmin: boolean): Promise<Account | undefined>;
+  /** Changes the account's budget or priority; undefined when no such account exists. */
+  updateAccount(id: string, change: AccountChange): Promise<Account | undefined>;
 
   /**
    * Creates the key; with `maxActiveKeys`, atomically refuses (KeyCapError) when the account already

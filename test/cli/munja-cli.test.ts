@@ -63,6 +63,7 @@ describe('munja keys', () => {
     expect(hasValidFormat(created.key)).toBe(true);
     expect(created).toEqual({
       id: created.id, key: created.key, account: 'alice@example.com', name: 'laptop', models: ['auto', 'fast'], rpm: 60, tpm: 9000, admin: false,
+      expiresAt: null, budget: null, priority: null, cache: null,
     });
 
     const list = await munja('keys', 'list', '--json');
@@ -128,14 +129,14 @@ describe('munja keys', () => {
       [['keys', 'create', '--account', 'a@example.com', '--tpm', 'lots'], /--tpm must be a positive integer/],
       [['keys', 'create', '--account', 'a@example.com', '--models', ''], /--models must list at least one/],
       [['keys', 'create', '--account', 'a@example.com', '--models', ' , '], /--models must list at least one/],
-      [['keys', 'create', '--account', 'a@example.com', '--bogus'], /unknown option '--bogus'; 'munja keys create' takes --json, --account, --name, --models, --rpm, --tpm, --admin\nRun 'munja keys create --help' for usage/],
+      [['keys', 'create', '--account', 'a@example.com', '--bogus'], /unknown option '--bogus'; 'munja keys create' takes --json, --account, --name, --models, --rpm, --tpm, --admin, --budget, --budget-period, --priority, --cache, --expires-at, --expires-in\nRun 'munja keys create --help' for usage/],
       [['keys', 'create', '--acount', 'a@example.com'], /^munja: unknown option '--acount'; did you mean '--account'\?\n/],
       [['keys', 'create', '--account'], /option '--account' needs a value/],
       [['keys', 'create', '--account', 'a@example.com', '--models', 'auto,gpt-4'], /--models: unknown model 'gpt-4'; the configured models are auto, default, pro, fast, hrllm/],
       [['keys', 'revoke'], /missing KEY_ID/],
       [['keys', 'revoke', 'key_a', 'key_b'], /unexpected argument 'key_b'/],
       [['keys', 'rotate'], /unknown keys subcommand 'rotate'/],
-      [['keys'], /missing keys subcommand \(create, list or revoke\)\nRun 'munja keys --help' for usage/],
+      [['keys'], /missing keys subcommand \(create, list, update or revoke\)\nRun 'munja keys --help' for usage/],
     ];
     const runs = await Promise.all(cases.map(([args]) => munja(...args)));
     runs.forEach((run, index) => expectCleanFailure(run, 2, cases[index]![1]));

@@ -130,6 +130,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(key).toEqual({
           id: key.id, accountId: account.id, name: 'test key', prefix: 'sk_munja_abcd', lastFour: 'wxyz',
           models: ['a', 'b'], limits: { rpm: 60, tpm: 10_000 }, createdAt: key.createdAt, lastUsedAt: null, revokedAt: null, admin: false,
+          expiresAt: null, budget: null, priority: null, cache: null,
         });
         expect(key.id).toMatch(/^key_[0-9A-Za-z]{24}$/);
         expect(key).not.toHaveProperty('digest');
@@ -639,6 +640,53 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await store.rotateKey(key.id, next, Date.now() + 60_000)).toBeUndefined();
         expect(await store.rotateKey('key_missing', next, Date.now() + 60_000)).toBeUndefined();
         expect(await store.findKeyByDigest(next.digest)).toBeUndefined();
+      });
+    });
+
+    describe('expiry, budget, priority and cache setting', () => {
+      it('keeps them on a new key, and has null for a key without them', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const fields = { expiresAt: Date.now() + 60_000, budget: { limit: 5_000_000, period: 'month' as const }, priority: 'high' as const, cache: 'off' as const };
+        const input = newKey(account.id, fields);
+        const key = await store.createKey(input);
+        expect(key).toMatchObject(fields);
+        expect((await store.findKeyByDigest(input.digest))?.key).toEqual(key);
+        expect(await store.findKeyById(key.id)).toEqual(key);
+        expect((await store.listKeys(account.id))[0]).toEqual(key);
+        const plain = await store.createKey(newKey(account.id));
+        expect(plain).toMatchObject({ expiresAt: null, budget: null, priority: null, cache: null });
+      });
+
+      it('changes, keeps and clears them on a key', async () => {
+        const account = await store.createAccount('alice@example.com');
+        const input = newKey(account.id, { models: ['a'] });
+        const key = await store.createKey(input);
+        const set = await store.updateKey(key.id, { expiresAt: 1_900_000_000_000, budget: { limit: 1, period: 'day' }, priority: 'low', cache: 'on' });
+        expect(set).toEqual({ ...key, expiresAt: 1_900_000_000_000, budget: { limit: 1, period: 'day' }, priority: 'low', cache: 'on' });
+        const renamed = await store.updateKey(key.id, { name: 'renamed' });
+        expect(renamed).toEqual({ ...set, name: 'renamed' });
+        const cleared = await store.updateKey(key.id, { expiresAt: null, budget: null, priority: null, cache: null });
+        expect(cleared).toEqual({ ...key, name: 'renamed' });
+        expect((await store.findKeyByDigest(input.digest))?.key).toEqual(cleared);
+      });
+
+      it("sets and clears an account's budget and priority, leaving what is not named", async () => {
+        const account = await store.createAccount('alice@example.com');
+        expect(account).toMatchObject({ budget: null, priority: null });
+        const input = newKey(account.id);
+        await store.createKey(input);
+        const budgeted = await store.updateAccount(account.id, { budget: { limit: 2_500_000, period: 'total' } });
+        expect(budgeted).toEqual({ ...account, budget: { limit: 2_500_000, period: 'total' } });
+        const prioritised = await store.updateAccount(account.id, { priority: 'low' });
+        expect(prioritised).toEqual({ ...account, budget: { limit: 2_500_000, period: 'total' }, priority: 'low' });
+        expect((await store.findKeyByDigest(input.digest))?.account).toEqual(prioritised);
+        expect(await store.findAccountByEmail('alice@example.com')).toEqual(prioritised);
+        expect((await store.listAccountPage(0, 10)).accounts[0]).toEqual(prioritised);
+        // The other setters keep them.
+        expect(await store.setAccountStatus('alice@example.com', 'suspended')).toEqual({ ...prioritised, status: 'suspended' });
+        const cleared = await store.updateAccount(account.id, { budget: null, priority: null });
+        expect(cleared).toEqual({ ...account, status: 'suspended' });
+        expect(await store.updateAccount('acct_missing', { priority: 'high' })).toBeUndefined();
       });
     });
 

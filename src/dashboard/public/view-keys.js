@@ -6,9 +6,20 @@ import { keyForm } from './key-form.js';
 import { alertBox, confirmDialog, pagePath, pager, suspendedNotice } from './widgets.js';
 
 function statusBadge(key) {
-  return key.revokedAt === null
-    ? h('span', { class: 'badge ok' }, 'Active')
-    : h('span', { class: 'badge muted', title: new Date(key.revokedAt).toLocaleString() }, 'Revoked');
+  if (key.revokedAt !== null) return h('span', { class: 'badge muted', title: new Date(key.revokedAt).toLocaleString() }, 'Revoked');
+  if (key.expiresAt !== null && key.expiresAt <= Date.now()) {
+    return h('span', { class: 'badge muted', title: new Date(key.expiresAt).toLocaleString() }, 'Expired');
+  }
+  return h('span', { class: 'badge ok' }, 'Active');
+}
+
+/** What the operator set on the key (read-only here): its expiry, priority and cache setting. */
+function settingsNote(key) {
+  const notes = [];
+  if (key.expiresAt !== null && key.expiresAt > Date.now()) notes.push(`expires ${formatDate(key.expiresAt)}`);
+  if (key.priority !== null) notes.push(`priority ${key.priority}`);
+  if (key.cache !== null) notes.push(`cache ${key.cache}`);
+  return notes.length === 0 ? null : h('p', { class: 'hint' }, notes.join(' · '));
 }
 
 const COLUMNS = ['Name', 'Key', 'Models', 'RPM', 'Created', 'Last used', 'Status', 'Budget', ''];
@@ -36,7 +47,7 @@ function keyRow(key, onRevoke) {
     h('td', { class: 'num', 'data-label': COLUMNS[3] }, key.limits.rpm ?? h('span', { class: 'muted' }, 'default')),
     h('td', { 'data-label': COLUMNS[4] }, formatDate(key.createdAt)),
     h('td', { 'data-label': COLUMNS[5] }, key.lastUsedAt === null ? h('span', { class: 'muted' }, 'Never') : formatAgo(key.lastUsedAt)),
-    h('td', { 'data-label': COLUMNS[6] }, statusBadge(key)),
+    h('td', { 'data-label': COLUMNS[6] }, statusBadge(key), settingsNote(key)),
     h('td', { 'data-label': COLUMNS[7] }, budgetCell(key.budget)),
     h('td', { class: 'actions-cell' }, revoke));
 }

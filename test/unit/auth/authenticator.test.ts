@@ -194,4 +194,43 @@ describe('Authenticator: admin keys and rotated secrets', () => {
     state.down = false;
     expect(await outcome(old.key)).toBe('invalid_api_key');
   });
+
+  it('refuses a key from its expiry on: the cached answer lasts no longer, nor the last known answer', async () => {
+    const { auth, state, add, outcome } = setUp();
+    const realNow = Date.now;
+    const start = realNow();
+    try {
+      Date.now = () => start;
+      const { key } = add('key_1', 'acct_a');
+      const digest = digestApiKey(key, SECRET);
+      const found = state.records.get(digest)!;
+      state.records.set(digest, { ...found, key: { ...found.key, expiresAt: start + 5_000 } });
+      expect(await outcome(key)).toBe('ok');
+      Date.now = () => start + 4_999;
+      expect(auth.cachedPrincipal(`Bearer ${key}`)?.keyId).toBe('key_1');
+      Date.now = () => start + 5_000;
+      expect(auth.cachedPrincipal(`Bearer ${key}`)).toBeUndefined();
+      state.down = true;
+      expect(await outcome(key)).toBe('invalid_api_key');
+      state.down = false;
+      expect(await outcome(key)).toBe('invalid_api_key');
+      // The refusal is cached like a revoked key's.
+      const lookups = state.lookups;
+      expect(await outcome(key)).toBe('invalid_api_key');
+      expect(state.lookups).toBe(lookups);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it('takes a key whose expiry is still ahead, or cleared, and carries its own and its account\'s budgets', async () => {
+    const { auth, state, add } = setUp();
+    const { key } = add('key_1', 'acct_a');
+    const digest = digestApiKey(key, SECRET);
+    const found = state.records.get(digest)!;
+    const keyBudget = { limit: 5, period: 'day' as const };
+    const accountBudget = { limit: 9, period: 'total' as const };
+    state.records.set(digest, { key: { ...found.key, expiresAt: null, budget: keyBudget }, account: { ...found.account, budget: accountBudget } });
+    expect(await auth.authenticate(`Bearer ${key}`)).toMatchObject({ keyId: 'key_1', keyBudget, accountBudget });
+  });
 });

@@ -77,7 +77,7 @@ describe('key refusals', () => {
   it('unknown and revoked: one message for both', async () => {
     const unknown = await refusal(`Bearer ${generateApiKey()}`);
     const gone = await refusal(`Bearer ${revoked}`);
-    expect(unknown.message).toContain('unknown or has been revoked');
+    expect(unknown.message).toContain('unknown, has been revoked or has expired');
     expect(gone.message).toBe(unknown.message);
   });
 });

@@ -15,6 +15,15 @@ function newKey(accountId: string): NewKey {
   };
 }
 
+// Take a database back to schema version 8 (before keys and accounts carried budgets and the rest),
+// and from 8 to 7 (usage per key and day only; its rows are dropped).
+const UNDO_9 = `ALTER TABLE keys DROP COLUMN expires_at; ALTER TABLE keys DROP COLUMN budget_limit; ALTER TABLE keys DROP COLUMN budget_period; ALTER TABLE keys DROP COLUMN priority; ALTER TABLE keys DROP COLUMN cache; ALTER TABLE accounts DROP COLUMN budget_limit; ALTER TABLE accounts DROP COLUMN budget_period; ALTER TABLE accounts DROP COLUMN priority;`;
+const UNDO_8 = `DROP TABLE usage_daily;
+  CREATE TABLE usage_daily (
+    key_id TEXT NOT NULL REFERENCES keys (id), day TEXT NOT NULL, requests INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, PRIMARY KEY (key_id, day)
+  ) STRICT, WITHOUT ROWID;`;
+
 describe('SqliteStore', () => {
   let root: string;
   let dataDir: string;
@@ -47,7 +56,7 @@ describe('SqliteStore', () => {
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
     expect(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
     expect(db.prepare('PRAGMA user_version').get()?.['user_version']).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(8);
+    expect(SCHEMA_VERSION).toBe(9);
     db.close();
   });
 
@@ -107,7 +116,7 @@ describe('SqliteStore', () => {
     await first.createKey(input);
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec(`DROP TABLE audit; DROP TABLE key_grace; ALTER TABLE keys DROP COLUMN is_admin; DROP TABLE responses; DROP TABLE response_bytes; DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
+    db.exec(`${UNDO_9} ${UNDO_8} DROP TABLE audit; DROP TABLE key_grace; ALTER TABLE keys DROP COLUMN is_admin; DROP TABLE responses; DROP TABLE response_bytes; DROP TABLE passwords; DROP TABLE sessions; DROP TABLE attempts; DROP TABLE tokens;
              DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 1`);
     db.close();
 
@@ -120,13 +129,32 @@ describe('SqliteStore', () => {
     expect((await upgraded.appendAudit({ at: 1, actor: 'cli', address: null, action: 'account.created', target: account.id, fields: {} })).id).toBe('1');
   });
 
+  it('upgrades a version 7 database, keeping its accounts and keys, which then have no expiry, budget, priority or cache setting', async () => {
+    const first = openStore();
+    const account = await first.createAccount('a@example.com');
+    const input = newKey(account.id);
+    const key = await first.createKey(input);
+    await first.close();
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    db.exec(`${UNDO_9} ${UNDO_8} PRAGMA user_version = 7`);
+    db.close();
+
+    const upgraded = openStore();
+    const found = await upgraded.findKeyByDigest(input.digest);
+    expect(found).toEqual({ key, account });
+    expect(found?.key).toMatchObject({ expiresAt: null, budget: null, priority: null, cache: null });
+    expect(found?.account).toMatchObject({ budget: null, priority: null });
+    expect((await upgraded.updateKey(key.id, { budget: { limit: 7, period: 'day' } }))?.budget).toEqual({ limit: 7, period: 'day' });
+    expect((await upgraded.updateAccount(account.id, { priority: 'high' }))?.priority).toBe('high');
+  });
+
   it('indexes the mailboxes of accounts made before version 5, keeping accounts that share one', async () => {
     const first = openStore();
     const old = await first.createAccount('old+tag@example.com');
     const twins = [await first.createAccount('twin+a@example.com'), await first.createAccount('twin+b@example.com')];
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec('DROP TABLE audit; DROP TABLE key_grace; ALTER TABLE keys DROP COLUMN is_admin; DROP TABLE responses; DROP TABLE response_bytes; DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4');
+    db.exec(`${UNDO_9} ${UNDO_8} DROP TABLE audit; DROP TABLE key_grace; ALTER TABLE keys DROP COLUMN is_admin; DROP TABLE responses; DROP TABLE response_bytes; DROP INDEX accounts_by_mailbox; ALTER TABLE accounts DROP COLUMN mailbox; PRAGMA user_version = 4`);
     db.close();
 
     const upgraded = openStore();
@@ -143,12 +171,7 @@ describe('SqliteStore', () => {
     const key = await first.createKey(newKey(account.id));
     await first.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec(`DROP TABLE usage_daily;
-             CREATE TABLE usage_daily (
-               key_id TEXT NOT NULL REFERENCES keys (id), day TEXT NOT NULL, requests INTEGER NOT NULL,
-               prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, PRIMARY KEY (key_id, day)
-             ) STRICT, WITHOUT ROWID;
-             PRAGMA user_version = 7`);
+    db.exec(`${UNDO_9} ${UNDO_8} PRAGMA user_version = 7`);
     db.prepare('INSERT INTO usage_daily VALUES (?, ?, ?, ?, ?)').run(key.id, '2025-01-01', 3, 30, 300);
     db.prepare('INSERT INTO usage_daily VALUES (?, ?, ?, ?, ?)').run(key.id, '2025-01-02', 1, 10, 100);
     db.close();
