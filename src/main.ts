@@ -2,19 +2,22 @@
 // a primary with several workers (node:cluster), first-start key, signals.
 import cluster from 'node:cluster';
 import pino from 'pino';
-import { startApp } from './app.ts';
+import { startApp, type RunningApp } from './app.ts';
 import { FIRST_ADMIN_EMAIL, createFirstKey, type FirstKey } from './auth/first-start.ts';
 import { firstStartNotice } from './auth/first-start-notice.ts';
 import { EXIT_FAILURE, type CliIo } from './cli/cli-io.ts';
 import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
-import { runPrimary } from './lifecycle/cluster-primary.ts';
+import { runPrimary, type WorkerReloaded } from './lifecycle/cluster-primary.ts';
+import { auditReload, checkConfig, logReload, reloadConfig, type ReloadOutcome } from './lifecycle/config-reload.ts';
+import { writePidFile } from './lifecycle/pid-file.ts';
 import { disablePretenuring } from './lifecycle/heap-tuning.ts';
 import { checkDataDir, checkPortFree } from './lifecycle/start-checks.ts';
 import { startNotes } from './lifecycle/start-notes.ts';
 import { onStopSignals } from './lifecycle/stop-signals.ts';
 import { createLogger, type Logger, type LoggerHandle } from './observability/logger.ts';
 import { renderCluster, startMetricsServer } from './observability/metrics-server.ts';
+import { CLI_ACTOR } from './store/audit.ts';
 import { openStore } from './store/open-store.ts';
 import { redactRedisUrl } from './store/redis-url.ts';
 
@@ -105,10 +108,12 @@ function readyLine(config: Config, port: number, metricsPort: number | null): Re
 async function serveOne(proc: Process): Promise<number> {
   const { config, logger, logs, flush, fatal } = proc;
   const app = await startApp(config, logs);
+  let removePidFile: () => void = () => {};
   if (cluster.isWorker) {
     process.send?.({ type: 'munja:ready', port: app.port });
   } else {
     announceFirstKey(proc, await createFirstKey(app.store, config.dataDir), app.port);
+    removePidFile = pidFileOrWarning(proc);
     announceReady(proc, app.port, app.metricsPort);
   }
   return new Promise((resolve) => {
@@ -119,6 +124,7 @@ async function serveOne(proc: Process): Promise<number> {
       logger.info({ signal, inFlight: app.lifecycle.inFlight, drainDelayMs: config.drainDelayMs }, 'draining');
       const propagated = new Promise((resume) => setTimeout(resume, config.drainDelayMs));
       propagated.then(() => app.shutdown()).then(() => logs.drain()).then(() => {
+        removePidFile();
         // A worker's IPC channel to the primary would keep it alive; and whatever else still holds
         // the event loop (a stray socket in a library) must not turn a clean drain into a hang.
         if (cluster.isWorker) process.disconnect?.();
@@ -131,8 +137,8 @@ async function serveOne(proc: Process): Promise<number> {
       flush();
       process.exit(1);
     };
-    // With TLS, SIGHUP re-reads the certificate and key (without TLS it keeps its default: exit).
-    if (config.tls) process.on('SIGHUP', () => reloadTls(app, logger));
+    // SIGHUP reloads the config (and, with TLS, re-reads the certificate and key).
+    process.on('SIGHUP', () => reloadOnSignal(proc, app));
     if (cluster.isWorker) {
       // The primary speaks to people and sends SIGTERM; Ctrl-C, which reaches every process of the
       // group, is left to it.
@@ -147,6 +153,31 @@ async function serveOne(proc: Process): Promise<number> {
     }
     onStopSignals({ drain, stopNow }, { stderr: proc.io.stderr, graceMs: config.drainDelayMs + config.shutdownGraceMs });
   });
+}
+
+function reloadOnSignal(proc: Process, app: RunningApp): void {
+  const { config, io, logger } = proc;
+  if (config.tls) reloadTls(app, logger);
+  const outcome = reloadConfig(app, () => loadConfig(io.env));
+  if (cluster.isWorker) {
+    // The primary checked the file first, logs the restart warning and audits the reload, once.
+    if (outcome.ok) logger.info({ changed: outcome.changed }, 'config reloaded');
+    else logReload(logger, outcome);
+    process.send?.({ type: 'munja:reloaded', ok: outcome.ok } satisfies WorkerReloaded);
+    return;
+  }
+  logReload(logger, outcome);
+  void auditReload(app.store, CLI_ACTOR, config.configFile ?? '', outcome, logger);
+}
+
+/** The pid file for `munja reload`; a server that cannot write one still serves (SIGHUP works). */
+function pidFileOrWarning({ config, logger }: Process): () => void {
+  try {
+    return writePidFile(config.dataDir);
+  } catch (error) {
+    logger.warn({ err: error }, 'cannot write the pid file; `munja reload` will not find this server (send it SIGHUP)');
+    return () => {};
+  }
 }
 
 function reloadTls(app: { reloadTls(): void }, logger: Logger): void {
@@ -165,19 +196,54 @@ async function servePrimary(proc: Process): Promise<number> {
   const firstKey = await createFirstKey(store, config.dataDir).finally(() => store.close());
   // The primary serves GET /metrics: the sum of what every worker reports.
   const metrics = config.metrics === null ? null : await startMetricsServer(config.metrics, renderCluster(), logger);
+  let running = config;
+  let removePidFile: () => void = () => {};
   const exitCode = await runPrimary({
     workers: config.workers,
     logger,
     shutdownGraceMs: config.drainDelayMs + config.shutdownGraceMs,
     port: config.port,
     stderr: proc.io.stderr,
-    forwardSighup: config.tls !== null,
+    onSighup: () => checkReloadInPrimary(proc, running, (applied) => { running = applied; }),
     onAllReady: (port) => {
       announceFirstKey(proc, firstKey, port);
+      removePidFile = pidFileOrWarning(proc);
       announceReady(proc, port, metrics?.port ?? null);
     },
   });
+  removePidFile();
   await metrics?.close();
   await proc.logs.drain();
   return exitCode;
+}
+
+/**
+ * The primary reads the config first: a bad one is refused here, with one line, and the workers are
+ * not disturbed; a good one is logged and audited once, and the workers reload it (true). With TLS
+ * the workers get the signal whatever the config says: it re-reads their certificate too.
+ */
+function checkReloadInPrimary(proc: Process, running: Config, adopt: (applied: Config) => void): boolean {
+  const { config, io, logger } = proc;
+  const checked = checkConfig(running, () => loadConfig(io.env));
+  let outcome: ReloadOutcome;
+  if ('reason' in checked) {
+    outcome = { ok: false, reason: checked.reason };
+  } else {
+    adopt(checked.changes.applied);
+    outcome = { ok: true, changed: checked.changes.changed, needRestart: checked.changes.needRestart };
+  }
+  logReload(logger, outcome);
+  void auditFromPrimary(config, outcome, logger);
+  return outcome.ok || config.tls !== null;
+}
+
+/** The primary keeps no store open: it opens one for the entry. */
+async function auditFromPrimary(config: Config, outcome: ReloadOutcome, logger: Logger): Promise<void> {
+  try {
+    const store = await openStore(config);
+    // oxlint-disable-next-line typescript/no-misused-promises -- finally() waits for the promise it is given
+    await auditReload(store, CLI_ACTOR, config.configFile ?? '', outcome, logger).finally(() => store.close());
+  } catch (error) {
+    logger.warn({ err: error }, 'config reload: the audit entry could not be written');
+  }
 }
