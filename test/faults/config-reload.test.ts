@@ -103,7 +103,7 @@ describe('config reload', () => {
     // Nothing sent after the reload went to A (a request admitted before it may still have).
     expect(a.totals.requests - servedByA).toBeLessThanOrEqual(CLIENTS);
     expect((await chat(chatBody({ model: 'extra' }))).status).toBe(200);
-    expect((b.requests.at(-1)?.body as { model?: string }).model).toBe('mock-model');
+    expect((b.requests.at(-1)!.body as { model?: string }).model).toBe('mock-model');
 
     const [entry] = await auditEntries('config.reloaded');
     expect(entry?.fields).toEqual({ changed: ['models'], needRestart: [] });
