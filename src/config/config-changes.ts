@@ -17,8 +17,11 @@ export interface ConfigChanges {
   readonly applied: Config;
 }
 
+// Derived from `models` (the default ids kept beside the file's): a change shows there.
+const UNREPORTED: ReadonlySet<keyof Config> = new Set(['keptDefaultModels']);
+
 export function configChanges(running: Config, next: Config): ConfigChanges {
-  const changed = (Object.keys(next) as (keyof Config)[]).filter((section) => !sameValue(running[section], next[section]));
+  const changed = (Object.keys(next) as (keyof Config)[]).filter((section) => !UNREPORTED.has(section) && !sameValue(running[section], next[section]));
   const taken: Partial<Pick<Config, ReloadableSection>> = {};
   for (const section of RELOADABLE_SECTIONS) (taken as Record<string, unknown>)[section] = next[section];
   return {
