@@ -10,6 +10,7 @@ import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { runPrimary, type WorkerReloaded } from './lifecycle/cluster-primary.ts';
 import { auditReload, checkConfig, logReload, reloadConfig, type ReloadOutcome } from './lifecycle/config-reload.ts';
+import { watchConfigFile } from './lifecycle/config-watch.ts';
 import { writePidFile } from './lifecycle/pid-file.ts';
 import { disablePretenuring } from './lifecycle/heap-tuning.ts';
 import { checkDataDir, checkPortFree } from './lifecycle/start-checks.ts';
@@ -109,11 +110,13 @@ async function serveOne(proc: Process): Promise<number> {
   const { config, logger, logs, flush, fatal } = proc;
   const app = await startApp(config, logs);
   let removePidFile: () => void = () => {};
+  let stopWatching: () => void = () => {};
   if (cluster.isWorker) {
     process.send?.({ type: 'munja:ready', port: app.port });
   } else {
     announceFirstKey(proc, await createFirstKey(app.store, config.dataDir), app.port);
     removePidFile = pidFileOrWarning(proc);
+    stopWatching = watchIfAsked(proc);
     announceReady(proc, app.port, app.metricsPort);
   }
   return new Promise((resolve) => {
@@ -121,6 +124,7 @@ async function serveOne(proc: Process): Promise<number> {
       // /readyz turns 503 at once, but the port stays open for drainDelayMs: a load balancer still
       // sends requests until its next probes fail, and a closed port would refuse them.
       app.lifecycle.beginDrain();
+      stopWatching();
       logger.info({ signal, inFlight: app.lifecycle.inFlight, drainDelayMs: config.drainDelayMs }, 'draining');
       const propagated = new Promise((resume) => setTimeout(resume, config.drainDelayMs));
       propagated.then(() => app.shutdown()).then(() => logs.drain()).then(() => {
@@ -180,6 +184,20 @@ function pidFileOrWarning({ config, logger }: Process): () => void {
   }
 }
 
+/**
+ * With `server.watchConfig`, a change to the file reloads it by the signal's own path (the primary
+ * checks it and passes it on to its workers). Whether it watches is settled at start.
+ */
+function watchIfAsked({ config, logger }: Process): () => void {
+  if (!config.watchConfig || config.configFile === null) return () => {};
+  try {
+    return watchConfigFile(config.configFile, () => process.kill(process.pid, 'SIGHUP'), (error) => logger.warn({ err: error }, 'config file watch failed; reload with munja reload'));
+  } catch (error) {
+    logger.warn({ err: error }, 'cannot watch the config file; reload with munja reload');
+    return () => {};
+  }
+}
+
 function reloadTls(app: { reloadTls(): void }, logger: Logger): void {
   try {
     app.reloadTls();
@@ -198,6 +216,7 @@ async function servePrimary(proc: Process): Promise<number> {
   const metrics = config.metrics === null ? null : await startMetricsServer(config.metrics, renderCluster(), logger);
   let running = config;
   let removePidFile: () => void = () => {};
+  let stopWatching: () => void = () => {};
   const exitCode = await runPrimary({
     workers: config.workers,
     logger,
@@ -208,9 +227,11 @@ async function servePrimary(proc: Process): Promise<number> {
     onAllReady: (port) => {
       announceFirstKey(proc, firstKey, port);
       removePidFile = pidFileOrWarning(proc);
+      stopWatching = watchIfAsked(proc);
       announceReady(proc, port, metrics?.port ?? null);
     },
   });
+  stopWatching();
   removePidFile();
   await metrics?.close();
   await proc.logs.drain();

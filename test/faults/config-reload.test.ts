@@ -1,11 +1,12 @@
 // Reloading the config under load fails no request: `munja serve` on the defaults serves a model on
 // upstream A while clients keep sending requests and a few long streams run on A; the config file
-// then moves the model to upstream B and adds a model, and `munja reload` applies it. Every request
+// then moves the model to upstream B and adds a model, and SIGHUP applies it. Every request
 // succeeds, every stream on A runs to [DONE] (its old connection pool closes only after them), and
 // what follows goes to B. A bad config is refused with one log line and the running one kept; a
-// change that needs a restart is named in a warning. Each reload is audited.
+// change that needs a restart is named in a warning (applied by `munja reload`). Each reload is
+// audited. With server.watchConfig, saving the file is enough.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,8 @@ import { chunksOf } from '../helpers/sse.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/munja.ts', import.meta.url));
 const CLIENTS = 4;
-const MAX_REQUESTS = 300; // a bound on the load whatever happens (the default 600 rpm admits it)
+const MAX_REQUESTS = 500; // a bound on the load whatever happens (the default 600 rpm admits it)
+const PAUSE_MS = 10; // between one client's requests: the bound lasts beyond the reload
 const STREAMS = 3;
 const STREAM_CHUNKS = 25;
 const LONG_STREAM = `mock:${JSON.stringify({ kind: 'stream', chunks: STREAM_CHUNKS, paceMs: 100 })}`;
@@ -79,14 +81,14 @@ describe('config reload', () => {
         sent++;
         const { status, text } = await chat(chatBody({ model: 'up' }));
         if (status !== 200) failures.push(`${status} ${text}`);
+        await new Promise((resume) => setTimeout(resume, PAUSE_MS));
       }
     };
     const load = Promise.all(Array.from({ length: CLIENTS }, client));
     await a.waitFor(() => a.totals.requests >= STREAMS + 10, 'the load reached A');
 
     writeConfig({ defaultModels: false, models: { up: upstream(b), extra: upstream(b) } });
-    const { stdout } = await munja('reload');
-    expect(stdout).toContain(`pid ${serve.child.pid}`);
+    serve.child.kill('SIGHUP');
     await waitForLog('"msg":"config reloaded"', 1);
     const servedByA = a.totals.requests;
     await b.waitFor(() => b.totals.requests >= 10, 'the load moved to B');
@@ -126,7 +128,8 @@ describe('config reload', () => {
 
   it('applies what it can and names what needs a restart', async () => {
     writeConfig({ defaultModels: false, models: { up: upstream(b) }, server: { maxInFlight: 777 } });
-    serve.child.kill('SIGHUP');
+    const { stdout } = await munja('reload');
+    expect(stdout).toContain(`pid ${serve.child.pid}`);
     await waitForLog('"msg":"config reloaded"', 2);
     await waitForLog('take effect at the next restart', 1);
     expect(serve.stdout()).toMatch(/"sections":\["maxInFlight"\].*take effect at the next restart/);
@@ -134,5 +137,24 @@ describe('config reload', () => {
     expect(gone.status).toBe(404);
     const [latest] = await auditEntries('config.reloaded');
     expect(latest?.fields).toEqual({ changed: ['maxInFlight', 'models'], needRestart: ['maxInFlight'] });
+  });
+
+  it('with server.watchConfig, reloads when the file is saved (written, or renamed over)', async () => {
+    const watchedDir = mkdtempSync(join(tmpdir(), 'munja-reload-watch-'));
+    const watchedFile = join(watchedDir, 'munja.json');
+    const file = (models: Record<string, unknown>) => JSON.stringify({ defaultModels: false, server: { watchConfig: true }, models });
+    writeFileSync(watchedFile, file({ up: upstream(a) }));
+    const watched = await startServeProcess({ MUNJA_CONFIG: watchedFile });
+    const models = async () => ((await (await fetch(`http://127.0.0.1:${watched.port}/v1/models`, { headers: { authorization: `Bearer ${watched.firstKey()!}` } })).json()) as { data: { id: string }[] }).data.map((model) => model.id);
+    expect(await models()).toEqual(['up']);
+
+    writeFileSync(`${watchedFile}.tmp`, file({ up: upstream(a), extra: upstream(b) }));
+    renameSync(`${watchedFile}.tmp`, watchedFile);
+    await expect.poll(models, { timeout: 10_000 }).toEqual(['up', 'extra']);
+    writeFileSync(watchedFile, file({ extra: upstream(b) }));
+    await expect.poll(models, { timeout: 10_000 }).toEqual(['extra']);
+    watched.child.kill('SIGTERM');
+    expect(await watched.exited).toBe(0);
+    rmSync(watchedDir, { recursive: true, force: true });
   });
 });
