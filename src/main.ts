@@ -28,6 +28,8 @@ interface Process {
   readonly logger: Logger;
   readonly logs: LoggerHandle;
   readonly flush: () => void;
+  /** SIGHUP while starting: logged and ignored (its default would end the process). */
+  readonly hupWhileStarting: () => void;
   fatal(error: unknown, origin: string): never;
 }
 
@@ -52,7 +54,9 @@ export async function serve(io: CliIo): Promise<number> {
   };
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
-  const proc: Process = { config, io, logger, logs, flush, fatal };
+  const hupWhileStarting = () => logger.warn('SIGHUP while starting: ignored; send it again once the server is ready');
+  process.on('SIGHUP', hupWhileStarting);
+  const proc: Process = { config, io, logger, logs, flush, hupWhileStarting, fatal };
   try {
     if (cluster.isPrimary) await checkBeforeListening(config);
     if (cluster.isPrimary && config.workers > 1) return await servePrimary(proc);
@@ -142,6 +146,7 @@ async function serveOne(proc: Process): Promise<number> {
       process.exit(1);
     };
     // SIGHUP reloads the config (and, with TLS, re-reads the certificate and key).
+    process.off('SIGHUP', proc.hupWhileStarting);
     process.on('SIGHUP', () => reloadOnSignal(proc, app));
     if (cluster.isWorker) {
       // The primary speaks to people and sends SIGTERM; Ctrl-C, which reaches every process of the
@@ -217,6 +222,7 @@ async function servePrimary(proc: Process): Promise<number> {
   let running = config;
   let removePidFile: () => void = () => {};
   let stopWatching: () => void = () => {};
+  process.off('SIGHUP', proc.hupWhileStarting);
   const exitCode = await runPrimary({
     workers: config.workers,
     logger,
