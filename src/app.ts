@@ -180,9 +180,11 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       }
       pools.reconfigure(next.models, next.upstream);
       live = buildServingSet(next, base, previous);
-      live.engineSignals?.start();
+      if (live.engineSignals !== previous.engineSignals) {
+        live.engineSignals?.start();
+        void previous.engineSignals?.close();
+      }
       attachMetrics();
-      void previous.engineSignals?.close();
     },
     async shutdown(): Promise<boolean> {
       const drain = lifecycle.drain(config.shutdownGraceMs);

@@ -51,23 +51,21 @@ export interface ServingSet {
   readonly models: { readonly catalog: ModelCatalog; readonly auth: Authenticator; readonly anthropicModels: AnthropicModels };
   readonly mcp: ChatCompletionsDeps & { readonly logger: Logger; readonly origins: OriginPolicy };
   readonly messages: MessagesFront;
-  /** Null unless a model asks for engine-aware routing; started by start(). */
+  /** Null unless a model asks for engine-aware routing; the app starts and closes it. */
   readonly engineSignals: EngineSignals | null;
+  readonly engines: EngineChoice | null;
   readonly cache: ResponseCache | null;
 }
 
 /**
- * The set for `config`. With `previous`, what did not change is carried over (the response cache
- * and its entries, the catalog's creation time).
+ * The set for `config`. With `previous`, what did not change is carried over: the response cache
+ * and its entries, the engine-signal poller with what it learnt, the catalog's creation time.
  */
 export function buildServingSet(config: Config, base: ServingBase, previous: ServingSet | null = null): ServingSet {
   const { auth, limiter, usage, budgets, engine, pools, health, retryBudget, inFlight, keyInFlight, logger, store } = base;
   const catalog = new ModelCatalog(config.models, previous?.catalog.createdAt);
-  const engineSignals = config.models.some((model) => model.target.kind === 'upstreams' && model.target.engineAware === true)
-    ? new EngineSignals(config.models, config.engineSignals, logger)
-    : null;
-  const engines = engineSignals === null ? undefined : new EngineChoice(health, inFlight, engineSignals, config.engineSignals.affinityEntries);
-  const dispatch: DispatchDeps = { engine, pools, timeouts: config.upstream, health, retryBudget, inFlight, resilience: config.resilience, engines };
+  const { engineSignals, engines } = previous !== null && sameEngineSignalSettings(previous.config, config) ? previous : newEngineSignals(config, base);
+  const dispatch: DispatchDeps = { engine, pools, timeouts: config.upstream, health, retryBudget, inFlight, resilience: config.resilience, engines: engines ?? undefined };
   const routes = new RouteChoice(health, inFlight);
   const cache = previous !== null && sameCacheSettings(previous.config, config) ? previous.cache : newCache(config, store);
   const chat: ChatCompletionsDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, budgets, cache };
@@ -79,8 +77,19 @@ export function buildServingSet(config: Config, base: ServingBase, previous: Ser
     mcp: { ...chat, logger, origins: new OriginPolicy(config.mcpAllowedOrigins) },
     messages: new MessagesFront(catalog),
     engineSignals,
+    engines,
     cache,
   };
+}
+
+function newEngineSignals(config: Config, { health, inFlight, logger }: ServingBase): Pick<ServingSet, 'engineSignals' | 'engines'> {
+  if (!config.models.some((model) => model.target.kind === 'upstreams' && model.target.engineAware === true)) return { engineSignals: null, engines: null };
+  const engineSignals = new EngineSignals(config.models, config.engineSignals, logger);
+  return { engineSignals, engines: new EngineChoice(health, inFlight, engineSignals, config.engineSignals.affinityEntries) };
+}
+
+function sameEngineSignalSettings(a: Config, b: Config): boolean {
+  return JSON.stringify(a.engineSignals) === JSON.stringify(b.engineSignals) && JSON.stringify(a.models) === JSON.stringify(b.models);
 }
 
 // With Redis the fleet shares one cache, maxBytes per account; else each process keeps its own.

@@ -30,7 +30,7 @@ export function checkConfig(running: Config, read: () => Config): { readonly cha
 export function reloadConfig(target: Reloadable, read: () => Config): ReloadOutcome {
   const checked = checkConfig(target.config, read);
   if ('reason' in checked) return { ok: false, reason: checked.reason };
-  target.reload(checked.changes.applied);
+  if (checked.changes.changed.length > 0) target.reload(checked.changes.applied);
   return { ok: true, changed: checked.changes.changed, needRestart: checked.changes.needRestart };
 }
 
