@@ -5,7 +5,7 @@
 // what follows goes to B. A bad config is refused with one log line and the running one kept; a
 // change that needs a restart is named in a warning (applied by `munja reload`). Each reload is
 // audited. With server.watchConfig, saving the file is enough.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,5 +156,15 @@ describe('config reload', () => {
     watched.child.kill('SIGTERM');
     expect(await watched.exited).toBe(0);
     rmSync(watchedDir, { recursive: true, force: true });
+  });
+
+  it('munja reload says so when no server is running there', async () => {
+    const emptyDir = mkdtempSync(join(tmpdir(), 'munja-reload-none-'));
+    const run = (dataDir: string) => promisify(execFile)(process.execPath, [CLI, 'reload'], { env: { ...process.env, MUNJA_DATA: dataDir } });
+    await expect(run(emptyDir)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('No server found') });
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(join(emptyDir, 'munja.pid'), `${gone}\n`);
+    await expect(run(emptyDir)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining(`No process ${gone}`) });
+    rmSync(emptyDir, { recursive: true, force: true });
   });
 });
