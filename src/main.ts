@@ -9,9 +9,10 @@ import { EXIT_FAILURE, type CliIo } from './cli/cli-io.ts';
 import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { runPrimary, type WorkerReloaded } from './lifecycle/cluster-primary.ts';
-import { auditReload, checkConfig, logReload, reloadConfig, type ReloadOutcome } from './lifecycle/config-reload.ts';
+import { auditReload, logReload, reloadConfig } from './lifecycle/config-reload.ts';
 import { watchConfigFile } from './lifecycle/config-watch.ts';
 import { writePidFile } from './lifecycle/pid-file.ts';
+import { primaryReload } from './lifecycle/primary-reload.ts';
 import { disablePretenuring } from './lifecycle/heap-tuning.ts';
 import { checkDataDir, checkPortFree } from './lifecycle/start-checks.ts';
 import { startNotes } from './lifecycle/start-notes.ts';
@@ -219,7 +220,6 @@ async function servePrimary(proc: Process): Promise<number> {
   const firstKey = await createFirstKey(store, config.dataDir).finally(() => store.close());
   // The primary serves GET /metrics: the sum of what every worker reports.
   const metrics = config.metrics === null ? null : await startMetricsServer(config.metrics, renderCluster(), logger);
-  let running = config;
   let removePidFile: () => void = () => {};
   let stopWatching: () => void = () => {};
   process.off('SIGHUP', proc.hupWhileStarting);
@@ -229,7 +229,7 @@ async function servePrimary(proc: Process): Promise<number> {
     shutdownGraceMs: config.drainDelayMs + config.shutdownGraceMs,
     port: config.port,
     stderr: proc.io.stderr,
-    onSighup: () => checkReloadInPrimary(proc, running, (applied) => { running = applied; }),
+    onSighup: primaryReload(config, proc.io.env, logger),
     onAllReady: (port) => {
       announceFirstKey(proc, firstKey, port);
       removePidFile = pidFileOrWarning(proc);
@@ -244,33 +244,3 @@ async function servePrimary(proc: Process): Promise<number> {
   return exitCode;
 }
 
-/**
- * The primary reads the config first: a bad one is refused here, with one line, and the workers are
- * not disturbed; a good one is logged and audited once, and the workers reload it (true). With TLS
- * the workers get the signal whatever the config says: it re-reads their certificate too.
- */
-function checkReloadInPrimary(proc: Process, running: Config, adopt: (applied: Config) => void): boolean {
-  const { config, io, logger } = proc;
-  const checked = checkConfig(running, () => loadConfig(io.env));
-  let outcome: ReloadOutcome;
-  if ('reason' in checked) {
-    outcome = { ok: false, reason: checked.reason };
-  } else {
-    adopt(checked.changes.applied);
-    outcome = { ok: true, changed: checked.changes.changed, needRestart: checked.changes.needRestart };
-  }
-  logReload(logger, outcome);
-  void auditFromPrimary(config, outcome, logger);
-  return outcome.ok || config.tls !== null;
-}
-
-/** The primary keeps no store open: it opens one for the entry. */
-async function auditFromPrimary(config: Config, outcome: ReloadOutcome, logger: Logger): Promise<void> {
-  try {
-    const store = await openStore(config);
-    // oxlint-disable-next-line typescript/no-misused-promises -- finally() waits for the promise it is given
-    await auditReload(store, CLI_ACTOR, config.configFile ?? '', outcome, logger).finally(() => store.close());
-  } catch (error) {
-    logger.warn({ err: error }, 'config reload: the audit entry could not be written');
-  }
-}

@@ -60,9 +60,10 @@ describe('config reload with workers', () => {
     await munja('reload');
     await expect.poll(() => linesWith(server, 'config reload in workers done'), { timeout: 15_000 }).toHaveLength(1);
     expect(linesWith(server, 'config reload in workers done')[0]).toContain('"reloaded":2,"refused":0,"noAnswer":0');
-    // The primary's line and one from each worker, each from its own process.
-    const reloaded = linesWith(server, '"msg":"config reloaded"');
-    expect(new Set(reloaded.map((line) => /"pid":(\d+)/.exec(line)?.[1])).size).toBe(3);
+    // The primary's line and one from each worker, each from its own process (a worker's line may
+    // reach the shared stdout after its answer reached the primary).
+    const reloadedPids = () => new Set(linesWith(server, '"msg":"config reloaded"').map((line) => /"pid":(\d+)/.exec(line)?.[1])).size;
+    await expect.poll(reloadedPids).toBe(3);
     const statuses = await Promise.all(Array.from({ length: 12 }, () => status(server.port, key, 'extra')));
     expect(statuses.every((code) => code === 200)).toBe(true);
 
