@@ -5,15 +5,12 @@ import { mountAdmin } from './admin/mount-admin.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import type { Config } from './config/config-types.ts';
 import { mountDashboard } from './dashboard/mount-dashboard.ts';
-import { EngineChoice } from './dispatch/engine-choice.ts';
 import { InFlight } from './dispatch/in-flight.ts';
 import { KeyInFlight } from './dispatch/key-in-flight.ts';
 import { RetryBudget } from './dispatch/retry-budget.ts';
 import { UpstreamHealth } from './dispatch/upstream-health.ts';
 import { EnginePool } from './engine/engine-pool.ts';
 import { chatCompletions } from './handlers/chat-completions.ts';
-import { ResponseCache } from './cache/response-cache.ts';
-import { RedisReplyStore } from './cache/redis-reply-store.ts';
 import { protocolCompletion } from './protocols/protocol-endpoint.ts';
 import { responsesFront } from './protocols/responses/responses-front.ts';
 import { deleteStoredResponse, readStoredResponse, RESPONSES_PATH_PREFIX } from './protocols/responses/stored-response-routes.ts';
@@ -30,12 +27,8 @@ import { RedisStatus } from './lifecycle/redis-status.ts';
 import { loadMallocTrim, type MallocTrim } from './lifecycle/malloc-trim.ts';
 import { collectAfterSurges } from './lifecycle/surge-collection.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
-import { OriginPolicy } from './mcp/origin-policy.ts';
-import { ModelCatalog } from './models/model-catalog.ts';
-import { AnthropicModels } from './protocols/messages/anthropic-models.ts';
 import { countMessageTokens } from './protocols/messages/count-tokens.ts';
-import { COUNT_TOKENS_PATH, MESSAGES_PATH, MessagesFront } from './protocols/messages/messages-front.ts';
-import { RouteChoice } from './models/route-choice.ts';
+import { COUNT_TOKENS_PATH, MESSAGES_PATH } from './protocols/messages/messages-front.ts';
 import type { Logger, LoggerHandle } from './observability/logger.ts';
 import { GatewayMetrics, answerPrimaryScrapes } from './observability/metrics.ts';
 import { type MetricsServer, renderRegistry, startMetricsServer } from './observability/metrics-server.ts';
@@ -49,8 +42,8 @@ import { openStore } from './store/open-store.ts';
 import { setCommandTimeout } from './store/redis-connection.ts';
 import type { Store } from './store/store.ts';
 import { UsageRecorder } from './store/usage-recorder.ts';
-import { EngineSignals } from './upstream/engine-signals.ts';
 import { UpstreamPools } from './upstream/upstream-pools.ts';
+import { buildServingSet, type ServingBase } from './serving-set.ts';
 
 export interface RunningApp {
   readonly port: number;
@@ -64,6 +57,13 @@ export interface RunningApp {
   shutdown(): Promise<boolean>;
   /** TLS only: re-reads the certificate and key for new connections; throws, changing nothing, if they are unusable. */
   reloadTls(): void;
+  /** The config being served: the start one, then the last one reload() applied. */
+  readonly config: Config;
+  /**
+   * Serves `next` (a validated config whose restart-only settings are the running ones) from the
+   * next request on; requests and streams already going finish with what they started with.
+   */
+  reload(next: Config): void;
 }
 
 /** How long a surge's upstream pools get to close before the collection runs anyway. */
@@ -87,7 +87,6 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   // ioredis reports every failed reconnect; the limiter and auth log outages themselves.
   const store = await openStore(config, { onError: (error) => logger.debug({ err: error }, 'redis connection error') });
   if (store.redis !== null && config.redis !== null) setCommandTimeout(store.redis, Math.max(config.redis.commandTimeoutMs, config.redis.connectTimeoutMs));
-  const catalog = new ModelCatalog(config.models);
   const secret = await store.keySecret();
   const auth = new Authenticator({
     store,
@@ -110,38 +109,30 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   const usage = new UsageRecorder(store, logger);
   const upstreamHealth = new UpstreamHealth(config.resilience);
   const retryBudget = new RetryBudget(config.resilience.retry);
-  const inFlight = new InFlight();
-  const engineSignals = config.models.some((model) => model.target.kind === 'upstreams' && model.target.engineAware === true)
-    ? new EngineSignals(config.models, config.engineSignals, logger)
-    : null;
-  const engines = engineSignals === null ? undefined : new EngineChoice(upstreamHealth, inFlight, engineSignals, config.engineSignals.affinityEntries);
-  metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget, engineSignals: engineSignals ?? undefined });
-  const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience, engines };
-  const routes = new RouteChoice(upstreamHealth, inFlight);
-  const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
-  // With Redis the fleet shares one cache, maxBytes per account; else each process keeps its own.
-  const cache = config.cache.maxBytes === 0 ? null
-    : new ResponseCache(config.cache, config.models, store.redis === null ? undefined : new RedisReplyStore(store.redis, config.cache.maxBytes));
-  const chatDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, budgets, cache };
-  const modelDeps = { catalog, auth, anthropicModels: new AnthropicModels(config.models, catalog.createdAt) };
+  const base: ServingBase = {
+    store, auth, limiter, usage, budgets, engine, pools, health: upstreamHealth, retryBudget, inFlight: new InFlight(),
+    keyInFlight: new KeyInFlight(config.maxInFlightPerKey), logger,
+  };
+  // Every route reads the current set once, when its request begins: a reload swaps it whole.
+  let live = buildServingSet(config, base);
+  const attachMetrics = () => metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget, engineSignals: live.engineSignals ?? undefined });
+  attachMetrics();
   const storedResponses = new StoredResponses(store, config.responses, logger);
   const responses = responsesFront(storedResponses, logger);
   const storedResponseDeps = { auth, stored: storedResponses };
-  const mcpDeps = { ...chatDeps, logger, origins: new OriginPolicy(config.mcpAllowedOrigins) };
 
-  const messages = new MessagesFront(catalog);
   const router = new Router()
-    .on('POST', '/v1/chat/completions', (ctx) => chatCompletions(chatDeps, ctx))
-    .on('POST', '/v1/responses', (ctx) => protocolCompletion(responses, chatDeps, ctx))
+    .on('POST', '/v1/chat/completions', (ctx) => chatCompletions(live.chat, ctx))
+    .on('POST', '/v1/responses', (ctx) => protocolCompletion(responses, live.chat, ctx))
     .onPrefix('GET', RESPONSES_PATH_PREFIX, (ctx) => readStoredResponse(storedResponseDeps, ctx), 2)
     .onPrefix('DELETE', RESPONSES_PATH_PREFIX, (ctx) => deleteStoredResponse(storedResponseDeps, ctx))
-    .on('POST', MESSAGES_PATH, (ctx) => protocolCompletion(messages, chatDeps, ctx))
-    .on('POST', COUNT_TOKENS_PATH, (ctx) => countMessageTokens(messages, chatDeps, ctx))
-    .formatErrorsUnder(MESSAGES_PATH, messages.errorFormat)
-    .on('GET', '/v1/models', (ctx) => listModels(modelDeps, ctx))
-    .onPrefix('GET', MODEL_PATH_PREFIX, (ctx) => retrieveModel(modelDeps, ctx))
-    .on('POST', MCP_PATH, (ctx) => mcpPost(mcpDeps, ctx))
-    .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(mcpDeps, ctx))
+    .on('POST', MESSAGES_PATH, (ctx) => { const set = live; return protocolCompletion(set.messages, set.chat, ctx); })
+    .on('POST', COUNT_TOKENS_PATH, (ctx) => { const set = live; return countMessageTokens(set.messages, set.chat, ctx); })
+    .formatErrorsUnder(MESSAGES_PATH, live.messages.errorFormat)
+    .on('GET', '/v1/models', (ctx) => listModels(live.models, ctx))
+    .onPrefix('GET', MODEL_PATH_PREFIX, (ctx) => retrieveModel(live.models, ctx))
+    .on('POST', MCP_PATH, (ctx) => mcpPost(live.mcp, ctx))
+    .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(live.mcp, ctx))
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   mountAdmin(router, { config, store, auth, limiter });
@@ -153,7 +144,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   });
   const port = await server.listen(config.host, config.port);
   await engine.warmUp();
-  engineSignals?.start();
+  live.engineSignals?.start();
   lifecycle.markReady();
   const stopSurgeCollection = collectAfterSurges({
     inFlight: () => lifecycle.inFlight,
@@ -178,6 +169,23 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     budgets,
     metricsPort: metricsServer?.port ?? null,
     reloadTls: () => server.reloadTls(),
+    get config() {
+      return live.config;
+    },
+    reload(next: Config): void {
+      const previous = live;
+      if (JSON.stringify(next.limits) !== JSON.stringify(previous.config.limits)) {
+        limiter.useSettings(next.limits);
+        auth.useDefaultLimits(next.limits);
+      }
+      pools.reconfigure(next.models, next.upstream);
+      live = buildServingSet(next, base, previous);
+      if (live.engineSignals !== previous.engineSignals) {
+        live.engineSignals?.start();
+        void previous.engineSignals?.close();
+      }
+      attachMetrics();
+    },
     async shutdown(): Promise<boolean> {
       const drain = lifecycle.drain(config.shutdownGraceMs);
       server.stopListening();
@@ -187,7 +195,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
       server.close();
       redisStatus?.close();
       secretWatch?.close();
-      await Promise.allSettled([engineSignals?.close(), metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close(), budgets?.ledger.close(), tracing?.shutdown()]);
+      await Promise.allSettled([live.engineSignals?.close(), metricsServer?.close(), engine.close(), pools.close(), usage.close(), limiter.close(), budgets?.ledger.close(), tracing?.shutdown()]);
       await store.close();
       logger.info({ drained }, 'stopped');
       return drained;

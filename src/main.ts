@@ -2,19 +2,24 @@
 // a primary with several workers (node:cluster), first-start key, signals.
 import cluster from 'node:cluster';
 import pino from 'pino';
-import { startApp } from './app.ts';
+import { startApp, type RunningApp } from './app.ts';
 import { FIRST_ADMIN_EMAIL, createFirstKey, type FirstKey } from './auth/first-start.ts';
 import { firstStartNotice } from './auth/first-start-notice.ts';
 import { EXIT_FAILURE, type CliIo } from './cli/cli-io.ts';
 import type { Config } from './config/config-types.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
-import { runPrimary } from './lifecycle/cluster-primary.ts';
+import { runPrimary, type WorkerReloaded } from './lifecycle/cluster-primary.ts';
+import { auditReload, logReload, reloadConfig } from './lifecycle/config-reload.ts';
+import { watchConfigFile } from './lifecycle/config-watch.ts';
+import { writePidFile } from './lifecycle/pid-file.ts';
+import { primaryReload } from './lifecycle/primary-reload.ts';
 import { disablePretenuring } from './lifecycle/heap-tuning.ts';
 import { checkDataDir, checkPortFree } from './lifecycle/start-checks.ts';
 import { startNotes } from './lifecycle/start-notes.ts';
 import { onStopSignals } from './lifecycle/stop-signals.ts';
 import { createLogger, type Logger, type LoggerHandle } from './observability/logger.ts';
 import { renderCluster, startMetricsServer } from './observability/metrics-server.ts';
+import { CLI_ACTOR } from './store/audit.ts';
 import { openStore } from './store/open-store.ts';
 import { redactRedisUrl } from './store/redis-url.ts';
 
@@ -24,6 +29,8 @@ interface Process {
   readonly logger: Logger;
   readonly logs: LoggerHandle;
   readonly flush: () => void;
+  /** SIGHUP while starting: logged and ignored (its default would end the process). */
+  readonly hupWhileStarting: () => void;
   fatal(error: unknown, origin: string): never;
 }
 
@@ -48,7 +55,9 @@ export async function serve(io: CliIo): Promise<number> {
   };
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
-  const proc: Process = { config, io, logger, logs, flush, fatal };
+  const hupWhileStarting = () => logger.warn('SIGHUP while starting: ignored; send it again once the server is ready');
+  process.on('SIGHUP', hupWhileStarting);
+  const proc: Process = { config, io, logger, logs, flush, hupWhileStarting, fatal };
   try {
     if (cluster.isPrimary) await checkBeforeListening(config);
     if (cluster.isPrimary && config.workers > 1) return await servePrimary(proc);
@@ -105,10 +114,14 @@ function readyLine(config: Config, port: number, metricsPort: number | null): Re
 async function serveOne(proc: Process): Promise<number> {
   const { config, logger, logs, flush, fatal } = proc;
   const app = await startApp(config, logs);
+  let removePidFile: () => void = () => {};
+  let stopWatching: () => void = () => {};
   if (cluster.isWorker) {
     process.send?.({ type: 'munja:ready', port: app.port });
   } else {
     announceFirstKey(proc, await createFirstKey(app.store, config.dataDir), app.port);
+    removePidFile = pidFileOrWarning(proc);
+    stopWatching = watchIfAsked(proc);
     announceReady(proc, app.port, app.metricsPort);
   }
   return new Promise((resolve) => {
@@ -116,9 +129,11 @@ async function serveOne(proc: Process): Promise<number> {
       // /readyz turns 503 at once, but the port stays open for drainDelayMs: a load balancer still
       // sends requests until its next probes fail, and a closed port would refuse them.
       app.lifecycle.beginDrain();
+      stopWatching();
       logger.info({ signal, inFlight: app.lifecycle.inFlight, drainDelayMs: config.drainDelayMs }, 'draining');
       const propagated = new Promise((resume) => setTimeout(resume, config.drainDelayMs));
       propagated.then(() => app.shutdown()).then(() => logs.drain()).then(() => {
+        removePidFile();
         // A worker's IPC channel to the primary would keep it alive; and whatever else still holds
         // the event loop (a stray socket in a library) must not turn a clean drain into a hang.
         if (cluster.isWorker) process.disconnect?.();
@@ -131,8 +146,9 @@ async function serveOne(proc: Process): Promise<number> {
       flush();
       process.exit(1);
     };
-    // With TLS, SIGHUP re-reads the certificate and key (without TLS it keeps its default: exit).
-    if (config.tls) process.on('SIGHUP', () => reloadTls(app, logger));
+    // SIGHUP reloads the config (and, with TLS, re-reads the certificate and key).
+    process.off('SIGHUP', proc.hupWhileStarting);
+    process.on('SIGHUP', () => reloadOnSignal(proc, app));
     if (cluster.isWorker) {
       // The primary speaks to people and sends SIGTERM; Ctrl-C, which reaches every process of the
       // group, is left to it.
@@ -147,6 +163,45 @@ async function serveOne(proc: Process): Promise<number> {
     }
     onStopSignals({ drain, stopNow }, { stderr: proc.io.stderr, graceMs: config.drainDelayMs + config.shutdownGraceMs });
   });
+}
+
+function reloadOnSignal(proc: Process, app: RunningApp): void {
+  const { config, io, logger } = proc;
+  if (config.tls) reloadTls(app, logger);
+  const outcome = reloadConfig(app, () => loadConfig(io.env));
+  if (cluster.isWorker) {
+    // The primary checked the file first, logs the restart warning and audits the reload, once.
+    if (outcome.ok) logger.info({ changed: outcome.changed }, 'config reloaded');
+    else logReload(logger, outcome);
+    process.send?.({ type: 'munja:reloaded', ok: outcome.ok } satisfies WorkerReloaded);
+    return;
+  }
+  logReload(logger, outcome);
+  void auditReload(app.store, CLI_ACTOR, config.configFile ?? '', outcome, logger);
+}
+
+/** The pid file for `munja reload`; a server that cannot write one still serves (SIGHUP works). */
+function pidFileOrWarning({ config, logger }: Process): () => void {
+  try {
+    return writePidFile(config.dataDir);
+  } catch (error) {
+    logger.warn({ err: error }, 'cannot write the pid file; `munja reload` will not find this server (send it SIGHUP)');
+    return () => {};
+  }
+}
+
+/**
+ * With `server.watchConfig`, a change to the file reloads it by the signal's own path (the primary
+ * checks it and passes it on to its workers). Whether it watches is settled at start.
+ */
+function watchIfAsked({ config, logger }: Process): () => void {
+  if (!config.watchConfig || config.configFile === null) return () => {};
+  try {
+    return watchConfigFile(config.configFile, () => process.kill(process.pid, 'SIGHUP'), (error) => logger.warn({ err: error }, 'config file watch failed; reload with munja reload'));
+  } catch (error) {
+    logger.warn({ err: error }, 'cannot watch the config file; reload with munja reload');
+    return () => {};
+  }
 }
 
 function reloadTls(app: { reloadTls(): void }, logger: Logger): void {
@@ -165,19 +220,27 @@ async function servePrimary(proc: Process): Promise<number> {
   const firstKey = await createFirstKey(store, config.dataDir).finally(() => store.close());
   // The primary serves GET /metrics: the sum of what every worker reports.
   const metrics = config.metrics === null ? null : await startMetricsServer(config.metrics, renderCluster(), logger);
+  let removePidFile: () => void = () => {};
+  let stopWatching: () => void = () => {};
+  process.off('SIGHUP', proc.hupWhileStarting);
   const exitCode = await runPrimary({
     workers: config.workers,
     logger,
     shutdownGraceMs: config.drainDelayMs + config.shutdownGraceMs,
     port: config.port,
     stderr: proc.io.stderr,
-    forwardSighup: config.tls !== null,
+    onSighup: primaryReload(config, proc.io.env, logger),
     onAllReady: (port) => {
       announceFirstKey(proc, firstKey, port);
+      removePidFile = pidFileOrWarning(proc);
+      stopWatching = watchIfAsked(proc);
       announceReady(proc, port, metrics?.port ?? null);
     },
   });
+  stopWatching();
+  removePidFile();
   await metrics?.close();
   await proc.logs.drain();
   return exitCode;
 }
+

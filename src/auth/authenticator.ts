@@ -49,7 +49,7 @@ export const MAX_CACHE_TTL_MS = 10_000;
 export class Authenticator {
   readonly #store: Store;
   #secret: KeyObject;
-  readonly #defaults: RateLimits;
+  #defaults: RateLimits;
   readonly #cache: KeyCache<Cached>;
   // Concurrent requests with one uncached key share a lookup (a burst after a forget, or at expiry).
   readonly #inFlight = new Map<string, Promise<KeyWithAccount | undefined>>();
@@ -109,6 +109,12 @@ export class Authenticator {
       this.#cache.set(key, { lookup, keyId: found.key.id, accountId: found.account.id, worksUntil }, now, worksUntil);
     }
     return lookup;
+  }
+
+  /** The limits of keys that carry none of their own, from now on (a config reload); forgets every cached lookup. */
+  useDefaultLimits(limits: RateLimits): void {
+    this.#defaults = limits;
+    this.forget({ kind: 'all' });
   }
 
   /** Digests keys with `secret` from now on (the store's changed) and forgets every cached lookup. */

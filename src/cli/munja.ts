@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// The operator CLI: `munja serve`, `munja keys …`, `munja accounts …`, `munja usage`, `munja audit`, `munja cache purge`.
+// The operator CLI: `munja serve`, `munja keys …`, `munja accounts …`, `munja usage`, `munja audit`, `munja cache purge`, `munja reload`.
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { accountsCommand } from './accounts-command.ts';
 import { cacheCommand } from './cache-command.ts';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, usageError, type CliIo } from './cli-io.ts';
 import { keysCommand } from './keys-command.ts';
+import { reloadCommand } from './reload-command.ts';
 import { usageCommand } from './usage-command.ts';
 import { auditCommand } from './audit-command.ts';
 import { commandMeant, helpText, isHelpTopic } from './usage.ts';
@@ -35,6 +36,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return auditCommand(rest, io);
     case 'cache':
       return cacheCommand(rest, io);
+    case 'reload':
+      return reloadCommand(rest, io);
     case 'serve': {
       if (rest.length > 0) throw usageError(`serve takes no arguments, got '${rest[0]}'; its settings come from the environment`, 'serve');
       const { serve } = await import('../main.ts');

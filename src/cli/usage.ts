@@ -67,6 +67,12 @@ const COMMANDS: readonly CommandHelp[] = [
     synopsis: 'cache purge (--account EMAIL | --all) [--json]',
     description: 'Drop cached replies from the response cache on Redis (REDIS_URL): an account\'s, or all.',
   },
+  {
+    name: 'reload',
+    synopsis: 'reload [--pid PID]',
+    description: 'Make the server running on this machine reload its config file (SIGHUP to the process in MUNJA_DATA/munja.pid).\n'
+      + 'A bad config is refused and the running one kept; the server\'s log says which (docs/operations.md).',
+  },
   { name: 'help', synopsis: 'help [COMMAND]', description: 'Show this text (also: --help after any command).' },
   { name: 'version', synopsis: '--version', description: 'Show the version.' },
 ];

@@ -186,6 +186,7 @@ export const CONFIG_FILE_SCHEMA = {
         maxBufferedBodyBytes: setting({ type: 'integer', minimum: 1024, maximum: 64 * 1024 * 1024 * 1024 }, 'Request body bytes one process holds at once while reading them (at least `maxBodyBytes`).', DEFAULT_SERVER.maxBufferedBodyBytes),
         maxRequestsPerAddress: setting(positiveInt, 'Requests one client address (an IPv6 /64) has open in one process; past it, 429 `too_many_open_requests`.', DEFAULT_SERVER.maxRequestsPerAddress),
         trustProxy: setting({ type: 'boolean' }, 'Take the client address from the last `X-Forwarded-For` entry (only behind a proxy that sets it).', DEFAULT_SERVER.trustProxy),
+        watchConfig: setting({ type: 'boolean' }, 'Reload this file when it changes, as `munja reload` does, half a second after the last write.', DEFAULT_SERVER.watchConfig),
         authCacheTtlMs: setting({ type: 'integer', minimum: 0, maximum: 10_000 }, `How long a checked key is trusted without asking the store, in ms (${DEFAULT_REDIS.authCacheTtlMs} with \`REDIS_URL\`).`, DEFAULT_SERVER.authCacheTtlMs),
         // Browser origins exactly as browsers send them: scheme://host[:port], no path.
         mcpAllowedOrigins: setting({ type: 'array', maxItems: 100, items: { type: 'string', pattern: '^https?://[^/?#\\s]+$' } }, 'Browser origins allowed to call `/mcp` (`scheme://host:port`).', DEFAULT_SERVER.mcpAllowedOrigins),
@@ -346,7 +347,7 @@ export interface DashboardFile {
   signInThrottle?: { accountFailures?: number; addressFailures?: number; windowMs?: number };
 }
 export interface ConfigFile {
-  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; streamWriteStallMs?: number; shutdownGraceMs?: number; drainDelayMs?: number; maxInFlight?: number; maxInFlightPerKey?: number; maxBufferedBodyBytes?: number; maxRequestsPerAddress?: number; trustProxy?: boolean; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
+  server?: { maxBodyBytes?: number; maxJsonDepth?: number; bodyTimeoutMs?: number; streamWriteStallMs?: number; shutdownGraceMs?: number; drainDelayMs?: number; maxInFlight?: number; maxInFlightPerKey?: number; maxBufferedBodyBytes?: number; maxRequestsPerAddress?: number; trustProxy?: boolean; watchConfig?: boolean; authCacheTtlMs?: number; mcpAllowedOrigins?: string[]; dashboard?: DashboardFile };
   upstream?: {
     connectTimeoutMs?: number; firstByteTimeoutMs?: number; responseTimeoutMs?: number; idleTimeoutMs?: number; maxEventBytes?: number;
     retry?: { budgetPercent?: number; reserve?: number; backoffMs?: number };

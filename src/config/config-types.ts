@@ -339,6 +339,8 @@ export interface Config {
   readonly maxRequestsPerAddress: number;
   /** Take the client address from the last X-Forwarded-For entry (only behind a proxy that sets it). */
   readonly trustProxy: boolean;
+  /** Reload the config file when it changes (as on SIGHUP). */
+  readonly watchConfig: boolean;
   /** Default per-key limits (a key may carry its own) and the limiter's settings. */
   readonly limits: LimitsConfig;
   readonly budgets: BudgetsConfig;

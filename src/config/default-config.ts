@@ -20,6 +20,7 @@ export const DEFAULT_SERVER = {
   // cannot hold hundreds of requests (and their bodies) open.
   maxRequestsPerAddress: 128,
   trustProxy: false,
+  watchConfig: false,
 } as const;
 
 // Two hashes at once leave libuv's other two threads (of 4) to DNS and file work.

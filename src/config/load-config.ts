@@ -181,6 +181,7 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     maxBufferedBodyBytes,
     maxRequestsPerAddress: file.server?.maxRequestsPerAddress ?? DEFAULT_SERVER.maxRequestsPerAddress,
     trustProxy: trustProxyFrom(file.server),
+    watchConfig: file.server?.watchConfig ?? DEFAULT_SERVER.watchConfig,
     authCacheTtlMs: file.server?.authCacheTtlMs ?? (basics.redis ? DEFAULT_REDIS.authCacheTtlMs : DEFAULT_SERVER.authCacheTtlMs),
     mcpAllowedOrigins: Object.freeze([...(file.server?.mcpAllowedOrigins ?? DEFAULT_SERVER.mcpAllowedOrigins)]),
     upstream: upstreamTimeouts(file.upstream),

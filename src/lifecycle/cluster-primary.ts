@@ -20,8 +20,11 @@ export interface PrimaryOptions {
   readonly port: number;
   /** Where the lines for people go (a signal's drain). */
   readonly stderr: CliOutput;
-  /** Pass SIGHUP on to every worker (each re-reads its TLS certificate). */
-  readonly forwardSighup?: boolean;
+  /**
+   * Called on SIGHUP; true passes it on to every worker (each reloads its config and its TLS
+   * certificate) and logs, once all have answered, how many reloaded.
+   */
+  readonly onSighup: () => boolean;
   /** Called once, when every first-generation worker is serving on `port`. */
   readonly onAllReady: (port: number) => void;
 }
@@ -29,6 +32,21 @@ export interface PrimaryOptions {
 // A worker that dies this soon after starting is crash-looping: restart it more slowly.
 const QUICK_DEATH_MS = 5_000;
 const MAX_RESTART_DELAY_MS = 10_000;
+// Past this, a reload's tally is logged with the workers that have not answered.
+const RELOAD_ANSWER_WAIT_MS = 10_000;
+
+/** A worker's answer to a forwarded SIGHUP. */
+export interface WorkerReloaded {
+  readonly type: 'munja:reloaded';
+  readonly ok: boolean;
+}
+
+interface ReloadTally {
+  waiting: number;
+  reloaded: number;
+  refused: number;
+  readonly timer: NodeJS.Timeout;
+}
 
 export function runPrimary(options: PrimaryOptions): Promise<number> {
   const { logger } = options;
@@ -39,10 +57,25 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
 
   let port = options.port;
   let waitingForReady = options.workers;
+  let tally: ReloadTally | null = null;
+  const logTally = (current: ReloadTally) => {
+    clearTimeout(current.timer);
+    tally = null;
+    const { reloaded, refused, waiting } = current;
+    logger[refused + waiting > 0 ? 'warn' : 'info']({ reloaded, refused, noAnswer: waiting }, 'config reload in workers done');
+  };
+  const countReload = (message: WorkerReloaded) => {
+    if (tally === null) return;
+    tally.waiting -= 1;
+    if (message.ok) tally.reloaded += 1;
+    else tally.refused += 1;
+    if (tally.waiting === 0) logTally(tally);
+  };
   const fork = () => {
     const worker = cluster.fork({ PORT: String(port) });
     startedAt.set(worker, Date.now());
-    worker.on('message', (message: { type?: string; port?: number }) => {
+    worker.on('message', (message: { type?: string; port?: number; ok?: boolean }) => {
+      if (message?.type === 'munja:reloaded') return countReload(message as WorkerReloaded);
       if (message?.type !== 'munja:ready') return;
       logger.info({ workerPid: worker.process.pid }, 'worker ready');
       if (port === 0 && typeof message.port === 'number') {
@@ -96,13 +129,14 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');
     };
     onStopSignals({ drain: stop, stopNow: killAll }, { stderr: options.stderr, graceMs: options.shutdownGraceMs });
-    if (options.forwardSighup) {
-      process.on('SIGHUP', () => {
-        if (stopping) return;
-        logger.info({ workers: startedAt.size }, 'reloading tls in workers');
-        for (const worker of startedAt.keys()) worker.process.kill('SIGHUP');
-      });
-    }
+    process.on('SIGHUP', () => {
+      if (stopping || !options.onSighup()) return;
+      if (tally !== null) logTally(tally);
+      const started: ReloadTally = { waiting: startedAt.size, reloaded: 0, refused: 0, timer: setTimeout(() => logTally(started), RELOAD_ANSWER_WAIT_MS) };
+      started.timer.unref();
+      tally = started;
+      for (const worker of startedAt.keys()) worker.process.kill('SIGHUP');
+    });
 
     fork();
     if (port !== 0) forkTheRest();

@@ -2,7 +2,7 @@
 // configured, per account) plus a cap on the requests a key has in flight. Implemented in memory
 // for the embedded default and by one atomic Redis Lua script for a fleet; both pass
 // test/contract/limiter-contract.ts.
-import type { RateLimits } from '../config/config-types.ts';
+import type { LimitsConfig, RateLimits } from '../config/config-types.ts';
 
 /** Who is asking; a Principal fits. */
 export interface LimitSubject {
@@ -60,5 +60,7 @@ export interface Limiter {
   tryAcquire(subject: LimitSubject, tokens: number): LimitDecision | null;
   /** Refunds (or charges) the difference between reserved and used tokens and frees the slot. Idempotent; never rejects. */
   settle(lease: Lease, usedTokens: number): Promise<void>;
+  /** New limit settings (a config reload) for the decisions from now on; leases held and levels counted stay. */
+  useSettings(settings: LimitsConfig): void;
   close(): Promise<void>;
 }

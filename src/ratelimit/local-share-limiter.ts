@@ -11,10 +11,15 @@ import { MemoryLimiter, type MemoryLimiterOptions } from './memory-limiter.ts';
 
 export class LocalShareLimiter {
   readonly #memory: MemoryLimiter;
-  readonly #policyFor: PolicyResolver;
+  #policyFor: PolicyResolver;
 
   constructor(settings: LimitsConfig, options: MemoryLimiterOptions = {}) {
     this.#memory = new MemoryLimiter(settings, options);
+    this.#policyFor = policyResolver(settings);
+  }
+
+  useSettings(settings: LimitsConfig): void {
+    this.#memory.useSettings(settings);
     this.#policyFor = policyResolver(settings);
   }
 

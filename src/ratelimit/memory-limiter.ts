@@ -49,7 +49,7 @@ export class MemoryLimiter implements Limiter {
    * entry until the sweep: deleting and adding it back on every request rebuilt the map's table.
    */
   readonly #inFlight = new Map<string, number>();
-  readonly #policyFor: PolicyResolver;
+  #policyFor: PolicyResolver;
   readonly #now: () => number;
   readonly #maxHoldMs: number;
   readonly #sweeper: NodeJS.Timeout;
@@ -62,6 +62,11 @@ export class MemoryLimiter implements Limiter {
     this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
     this.#holder = { instance: INSTANCE, slotTtlMs: this.#maxHoldMs };
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(SWEEP_INTERVAL_MS, this.#maxHoldMs / 2)).unref();
+  }
+
+  /** New limits for the next decisions; what is held and counted stays. */
+  useSettings(settings: LimitsConfig): void {
+    this.#policyFor = policyResolver(settings);
   }
 
   async acquire(subject: LimitSubject, tokens: number): Promise<LimitDecision> {

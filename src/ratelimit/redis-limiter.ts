@@ -82,8 +82,8 @@ export class RedisLimiter implements Limiter {
   readonly #health: BackendHealth;
   readonly #fleet: FleetRegistry;
   readonly #local: LocalShareLimiter;
-  readonly #policyFor: PolicyResolver;
-  readonly #expectedInstances: number | null;
+  #policyFor: PolicyResolver;
+  #expectedInstances: number | null;
   readonly #keys = new Map<string, KeyLease>();
   readonly #held = new Set<HeldLease>();
   readonly #calls = new Set<Call>();
@@ -127,6 +127,12 @@ export class RedisLimiter implements Limiter {
       setInterval(() => this.#maintain(), Math.min(MAINTAIN_MS, this.#leaseMs / 3)).unref(),
       setInterval(() => void this.#heartbeat(), HEARTBEAT_MS).unref(),
     ];
+  }
+
+  useSettings(settings: LimitsConfig): void {
+    this.#local.useSettings(settings);
+    this.#policyFor = policyResolver(settings);
+    this.#expectedInstances = settings.expectedInstances;
   }
 
   get metrics(): LimiterMetrics {

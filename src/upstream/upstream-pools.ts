@@ -3,7 +3,8 @@
 //
 // A Pool keeps every connection object it ever made, connected or not, up to its limit: after a
 // surge of 9,000 streams, 9,000 idle Clients (about 2 KB of heap each) stay for good. renew()
-// hands each origin a fresh Pool; the old one finishes what it carries, then closes.
+// hands each origin a fresh Pool; the old one finishes what it carries, then closes. A config
+// reload does the same for the origins whose settings changed or that are gone.
 import { Pool } from 'undici';
 import type { ModelConfig, UpstreamTimeouts } from '../config/config-types.ts';
 
@@ -15,21 +16,36 @@ export interface PoolStats {
 
 export class UpstreamPools {
   readonly #pools = new Map<string, Pool>();
-  readonly #limits = new Map<string, number>();
-  readonly #timeouts: UpstreamTimeouts;
+  #limits = new Map<string, number>();
+  #timeouts: UpstreamTimeouts;
   /** Replaced pools still finishing their requests, by origin. */
   readonly #retiring = new Map<Pool, string>();
 
   constructor(models: readonly ModelConfig[], timeouts: UpstreamTimeouts) {
     this.#timeouts = timeouts;
-    for (const model of models) {
-      if (model.target.kind !== 'upstreams') continue;
-      for (const upstream of model.target.upstreams) {
-        const { origin } = upstream;
-        this.#limits.set(origin, Math.max(this.#limits.get(origin) ?? 0, upstream.maxConnections));
-      }
-    }
+    this.#limits = connectionLimits(models);
     for (const origin of this.#limits.keys()) this.#pools.set(origin, this.#create(origin));
+  }
+
+  /**
+   * The pools a reloaded config asks for: an origin whose connection limit and the timeouts are
+   * unchanged keeps its Pool; a changed one gets a fresh Pool; a gone one is dropped. A replaced or
+   * dropped Pool finishes the requests it carries (streams included), then closes.
+   */
+  reconfigure(models: readonly ModelConfig[], timeouts: UpstreamTimeouts): void {
+    const limits = connectionLimits(models);
+    const sameTimeouts = JSON.stringify(timeouts) === JSON.stringify(this.#timeouts);
+    const previous = this.#limits;
+    this.#limits = limits;
+    this.#timeouts = timeouts;
+    for (const [origin, old] of this.#pools) {
+      if (sameTimeouts && previous.get(origin) === limits.get(origin)) continue;
+      this.#pools.delete(origin);
+      void this.#retire(origin, old);
+    }
+    for (const origin of limits.keys()) {
+      if (!this.#pools.has(origin)) this.#pools.set(origin, this.#create(origin));
+    }
   }
 
   get(origin: string): Pool {
@@ -46,8 +62,7 @@ export class UpstreamPools {
     const closing: Promise<void>[] = [];
     for (const [origin, old] of this.#pools) {
       this.#pools.set(origin, this.#create(origin));
-      this.#retiring.set(old, origin);
-      closing.push(old.close().catch(() => {}).finally(() => { this.#retiring.delete(old); }));
+      closing.push(this.#retire(origin, old));
     }
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, waitMs).unref(); });
@@ -83,6 +98,11 @@ export class UpstreamPools {
     }));
   }
 
+  #retire(origin: string, pool: Pool): Promise<void> {
+    this.#retiring.set(pool, origin);
+    return pool.close().catch(() => {}).finally(() => { this.#retiring.delete(pool); });
+  }
+
   #create(origin: string): Pool {
     const timeouts = this.#timeouts;
     return new Pool(origin, {
@@ -96,4 +116,16 @@ export class UpstreamPools {
       allowH2: false,
     });
   }
+}
+
+/** Each origin's connection cap: the largest that any upstream entry on it asks for. */
+function connectionLimits(models: readonly ModelConfig[]): Map<string, number> {
+  const limits = new Map<string, number>();
+  for (const model of models) {
+    if (model.target.kind !== 'upstreams') continue;
+    for (const upstream of model.target.upstreams) {
+      limits.set(upstream.origin, Math.max(limits.get(upstream.origin) ?? 0, upstream.maxConnections));
+    }
+  }
+  return limits;
 }

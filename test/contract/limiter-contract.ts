@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LimitsConfig, RateLimits } from '../../src/config/config-types.ts';
+import { DEFAULT_LIMITS } from '../../src/config/default-config.ts';
 import type { LimitDecision, LimitSubject, Limiter } from '../../src/ratelimit/limiter.ts';
 
 export interface LimiterOptions {
@@ -52,6 +53,18 @@ export function runLimiterContract(name: string, makeLimiter: MakeLimiter): void
       expect(denied.retryAfterMs).toBeLessThanOrEqual(12_000);
       expect(denied.requestsRemaining).toBe(0);
       expect(denied.requestsResetMs).toBeGreaterThan(0);
+    });
+
+    it('decides with the settings useSettings gives from then on, keeping the slots held', async () => {
+      const limiter = await make({ settings: { concurrency: 1 } });
+      const who = subject({ rpm: 100, tpm: 100_000 });
+      const held = admitted(await limiter.acquire(who, 1));
+      expect((await limiter.acquire(who, 1)).limitedBy?.name).toBe('concurrency');
+      limiter.useSettings({ ...DEFAULT_LIMITS, concurrency: 2 });
+      const second = admitted(await limiter.acquire(who, 1));
+      expect((await limiter.acquire(who, 1)).limitedBy?.name).toBe('concurrency');
+      await limiter.settle(held.lease!, 1);
+      await limiter.settle(second.lease!, 1);
     });
 
     it('changes nothing when it denies', async () => {

@@ -30,12 +30,15 @@ afterAll(() => {
 });
 
 function poolsFor(upstreamOrigin: string): UpstreamPools {
-  const model: ModelConfig = {
+  return new UpstreamPools([modelOn(upstreamOrigin)], TIMEOUTS);
+}
+
+function modelOn(upstreamOrigin: string, maxConnections = 8): ModelConfig {
+  return {
     id: 'm', ownedBy: 'x', description: '', contextTokens: 1_000, maxOutputTokens: 100, defaultMaxTokens: 10,
     supports: { tools: true, responseFormat: true, contentParts: false },
-    target: { kind: 'upstreams', upstreams: [{ baseUrl: `${upstreamOrigin}/v1`, origin: upstreamOrigin, chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'], model: 'u', apiKey: null, weight: 1, maxConnections: 8 }] },
+    target: { kind: 'upstreams', upstreams: [{ baseUrl: `${upstreamOrigin}/v1`, origin: upstreamOrigin, chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'], model: 'u', apiKey: null, weight: 1, maxConnections }] },
   };
-  return new UpstreamPools([model], TIMEOUTS);
 }
 
 describe('UpstreamPools.renew', () => {
@@ -78,5 +81,39 @@ describe('UpstreamPools.renew', () => {
     expect(old.destroyed).toBe(true);
     await expect(running.body.text()).rejects.toThrow();
     held.shift()?.end();
+  });
+});
+
+describe('UpstreamPools.reconfigure', () => {
+  const OTHER = 'http://127.0.0.1:1';
+
+  it('keeps the pool of an unchanged origin, adds new ones, and drops gone ones after their requests', async () => {
+    const pools = poolsFor(origin);
+    const kept = pools.get(origin);
+    pools.reconfigure([modelOn(origin), modelOn(OTHER)], TIMEOUTS);
+    expect(pools.get(origin)).toBe(kept);
+    expect(pools.get(OTHER)).toBeDefined();
+
+    const running = await kept.request({ path: '/held', method: 'GET' });
+    pools.reconfigure([modelOn(OTHER)], TIMEOUTS);
+    expect(() => pools.get(origin)).toThrow(/no pool/);
+    expect(kept.closed).toBe(true);
+    expect(pools.stats()[origin]).toMatchObject({ running: 1 });
+    held.shift()!.end('finished on the dropped pool');
+    expect(await running.body.text()).toBe('finished on the dropped pool');
+    await expect.poll(() => kept.destroyed || pools.stats()[origin] === undefined).toBe(true);
+    await pools.close();
+  });
+
+  it('gives an origin a fresh pool when its connection cap or the timeouts change', async () => {
+    const pools = poolsFor(origin);
+    const first = pools.get(origin);
+    pools.reconfigure([modelOn(origin, 16)], TIMEOUTS);
+    const second = pools.get(origin);
+    expect(second).not.toBe(first);
+    expect(first.closed).toBe(true);
+    pools.reconfigure([modelOn(origin, 16)], { ...TIMEOUTS, connectTimeoutMs: 2_000 });
+    expect(pools.get(origin)).not.toBe(second);
+    await pools.close();
   });
 });
