@@ -5,6 +5,7 @@ import { mountAdmin } from './admin/mount-admin.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import type { Config } from './config/config-types.ts';
 import { mountDashboard } from './dashboard/mount-dashboard.ts';
+import { AdmissionQueue } from './dispatch/admission-queue.ts';
 import { EngineChoice } from './dispatch/engine-choice.ts';
 import { InFlight } from './dispatch/in-flight.ts';
 import { KeyInFlight } from './dispatch/key-in-flight.ts';
@@ -115,8 +116,10 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     ? new EngineSignals(config.models, config.engineSignals, logger)
     : null;
   const engines = engineSignals === null ? undefined : new EngineChoice(upstreamHealth, inFlight, engineSignals, config.engineSignals.affinityEntries);
-  metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget, engineSignals: engineSignals ?? undefined });
-  const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience, engines };
+  const queue = engines === undefined ? undefined : new AdmissionQueue(config.queue, config.priority, engines);
+  if (engineSignals !== null && queue !== undefined) engineSignals.onPolled = () => queue.capacityFreed();
+  metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget, engineSignals: engineSignals ?? undefined, queue });
+  const dispatch = { engine, pools, timeouts: config.upstream, health: upstreamHealth, retryBudget, inFlight, resilience: config.resilience, engines, queue };
   const routes = new RouteChoice(upstreamHealth, inFlight);
   const keyInFlight = new KeyInFlight(config.maxInFlightPerKey);
   // With Redis the fleet shares one cache, maxBytes per account; else each process keeps its own.

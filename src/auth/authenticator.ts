@@ -4,7 +4,7 @@
 // answer is a 503, never a 401, and a key looked up before keeps working meanwhile on its last
 // known answer, however long ago its entry expired (events missed in an outage are missed anyway).
 import { type KeyObject, createSecretKey } from 'node:crypto';
-import type { RateLimits } from '../config/config-types.ts';
+import type { PriorityBand, RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { KeyEvent } from '../store/key-events.ts';
 import type { KeyWithAccount, Store } from '../store/store.ts';
@@ -18,6 +18,9 @@ export interface Principal {
   /** Model ids the key may use; null means all. */
   readonly models: ReadonlySet<string> | null;
   readonly limits: RateLimits;
+  /** The band set on the key, and on its account; absent or null: none (the config's applies). */
+  readonly keyPriority?: PriorityBand | null;
+  readonly accountPriority?: PriorityBand | null;
 }
 
 /** An admin key's lookup is a refusal everywhere but the admin API, which reads its `admin` principal. */
@@ -146,6 +149,8 @@ export class Authenticator {
       accountId: key.accountId,
       models: key.models === null ? null : new Set(key.models),
       limits: { rpm: key.limits.rpm ?? this.#defaults.rpm, tpm: key.limits.tpm ?? this.#defaults.tpm },
+      keyPriority: key.priority ?? null,
+      accountPriority: found.account.priority ?? null,
     };
     return key.admin ? { error: new ApiError('admin_key_not_allowed'), admin: principal } : { principal };
   }

@@ -50,6 +50,8 @@ export class EngineSignals {
   readonly #agent: Agent;
   #timer: NodeJS.Timeout | null = null;
   #failedPolls = 0;
+  /** Told after each poll of an engine, read or failed: its upstreams' saturation may have changed. */
+  onPolled: (() => void) | null = null;
 
   constructor(models: readonly ModelConfig[], settings: EngineSignalsConfig, log: EngineSignalsLog | null = null, now: () => number = performance.now.bind(performance)) {
     this.#settings = settings;
@@ -174,6 +176,7 @@ export class EngineSignals {
       source.failing = true;
     } finally {
       source.polling = false;
+      this.onPolled?.();
     }
   }
 }
