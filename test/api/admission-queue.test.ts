@@ -6,6 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import { Agent, fetch as fetchFrom } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/config-schema.ts';
 import { DEFAULT_QUEUE } from '../../src/config/default-config.ts';
@@ -42,8 +45,9 @@ function modelsOver(each: Engine): ConfigFile['models'] {
   return { m: { upstreams: [{ baseUrl: each.mock.baseUrl, model: 'mock-model', engine: 'vllm' as const }] } };
 }
 
-async function gatewayOver(each: Engine, config: ConfigFile = {}, options: { dataDir?: string; logTo?: NodeJS.WritableStream } = {}) {
-  const gateway = await startGateway({ engine: { threads: 1 }, models: modelsOver(each), ...config }, { ...options, env: { MUNJA_METRICS_PORT: '0', LOG_LEVEL: 'info' } });
+async function gatewayOver(each: Engine, config: ConfigFile = {}, options: { dataDir?: string; logTo?: NodeJS.WritableStream; spanProcessor?: SimpleSpanProcessor } = {}) {
+  const env = { MUNJA_METRICS_PORT: '0', LOG_LEVEL: 'info', ...(options.spanProcessor === undefined ? {} : { OTEL_TRACES_EXPORTER: 'otlp' }) };
+  const gateway = await startGateway({ engine: { threads: 1 }, models: modelsOver(each), ...config }, { ...options, env });
   started.push(gateway);
   return gateway;
 }
@@ -91,6 +95,27 @@ describe('the admission queue, on its defaults', () => {
     const line = lines.trim().split('\n').map((each) => JSON.parse(each) as Record<string, unknown>).find((entry) => entry.route === '/v1/chat/completions')!;
     expect(line.status).toBe(200);
     expect(line.queueMs).toBeGreaterThan(0);
+  });
+
+  it('puts the wait on the trace: on the request span, and as an event of its dispatch', async () => {
+    const exporter = new InMemorySpanExporter();
+    const vllm = await engine(SATURATED);
+    const gateway = await gatewayOver(vllm, {}, { spanProcessor: new SimpleSpanProcessor({ exporter }) });
+    const { key } = await gateway.createKey();
+    const { metrics, waiting, post } = client(gateway);
+    await sampled(metrics);
+    const reply = post(key);
+    await expect.poll(waiting).toBe(1);
+    vllm.load = IDLE;
+    expect((await reply).status).toBe(200);
+    await expect.poll(() => exporter.getFinishedSpans().some((span) => span.kind === SpanKind.SERVER)).toBe(true);
+    const spans = exporter.getFinishedSpans();
+    const server = spans.find((span) => span.kind === SpanKind.SERVER)!;
+    expect(server.attributes['munja.queue.priority']).toBe('normal');
+    expect(server.attributes['munja.queue.outcome']).toBe('admitted');
+    expect(server.attributes['munja.queue.wait_ms']).toBeGreaterThan(0);
+    const dispatch = spans.find((span) => span.name === 'munja.dispatch')!;
+    expect(dispatch.events.map((event) => event.name)).toContain('munja.queue');
   });
 
   it(`refuses a request still waiting at the deadline (${DEFAULT_QUEUE.timeoutMs} ms) with 503 overloaded and Retry-After; the engine never sees it`, async () => {
@@ -158,6 +183,49 @@ describe('the admission queue, on its defaults', () => {
     expect(text).toMatch(/^munja_queue_wait_seconds_count\{model="m",priority="high"\} 1$/m);
     expect(text).toMatch(/^munja_queue_wait_seconds_count\{model="m",priority="low"\} 2$/m);
   });
+});
+
+describe('the admission queue at its default bound', () => {
+  // server.maxRequestsPerAddress (128) bounds one client address, limits.concurrency (64) one key:
+  // the requests come from 8 loopback addresses, 2 keys each, of accounts of their own.
+  const ADDRESSES = 8;
+  const KEYS_PER_ADDRESS = 2;
+  const PER_KEY = 63;
+
+  it(`holds at most ${DEFAULT_QUEUE.maxWaiting} requests and refuses the rest at once with 503 overloaded`, async () => {
+    const vllm = await engine(SATURATED);
+    const gateway = await gatewayOver(vllm);
+    const { metrics, waiting } = client(gateway);
+    const agents = Array.from({ length: ADDRESSES }, (_, i) => new Agent({ localAddress: `127.0.0.${i + 2}` }));
+    started.push(...agents.map((agent) => ({ close: () => agent.destroy() })));
+    const keys = [];
+    for (let i = 0; i < ADDRESSES * KEYS_PER_ADDRESS; i++) keys.push((await gateway.createKey({ accountEmail: `tenant-${i}@example.com` })).key);
+    await sampled(metrics);
+    const leaving = new AbortController();
+    const statuses: Array<Promise<number>> = [];
+    keys.forEach((key, i) => {
+      for (let n = 0; n < PER_KEY; n++) {
+        statuses.push(fetchFrom(`${gateway.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: chatBody({ model: 'm' }),
+          dispatcher: agents[i % ADDRESSES],
+          signal: leaving.signal,
+        }).then((response) => response.status, () => 0));
+      }
+    });
+    const total = statuses.length;
+    expect(total).toBeGreaterThan(DEFAULT_QUEUE.maxWaiting);
+    // Filled within the deadline (the first to wait would leave at it).
+    await expect.poll(waiting).toBe(DEFAULT_QUEUE.maxWaiting);
+    // The rest were refused while the others waited (0: a request cut short by the abort below); the engine saw none.
+    leaving.abort();
+    const answered = await Promise.all(statuses);
+    expect(answered.filter((status) => status === 503)).toHaveLength(total - DEFAULT_QUEUE.maxWaiting);
+    expect(answered.filter((status) => status === 0)).toHaveLength(DEFAULT_QUEUE.maxWaiting);
+    await expect.poll(waiting).toBe(0);
+    expect(vllm.mock.totals.requests).toBe(0);
+  }, 60_000);
 });
 
 describe('the admission queue with a smaller bound', () => {
