@@ -228,6 +228,29 @@ describe('the admission queue at its default bound', () => {
   }, 60_000);
 });
 
+describe('an upstream with maxConcurrent and no engine', () => {
+  it('holds a request while the upstream has maxConcurrent in flight, and sends it when one ends', async () => {
+    const mock = await startMockUpstream({ defaultBehavior: { kind: 'hang' } });
+    started.push(mock);
+    const gateway = await startGateway({ engine: { threads: 1 }, models: { m: { upstreams: [{ baseUrl: mock.baseUrl, model: 'mock-model', maxConcurrent: 1 }] } } }, { env: { MUNJA_METRICS_PORT: '0' } });
+    started.push(gateway);
+    const { key } = await gateway.createKey();
+    const { waiting, post } = client(gateway);
+    const leaving = new AbortController();
+    const first = post(key, 'first', leaving.signal).catch((error: unknown) => error);
+    await mock.waitForRequests(1);
+    mock.setBehavior({ kind: 'json' });
+    const second = post(key, 'second');
+    await expect.poll(waiting).toBe(1);
+    expect(mock.totals.requests).toBe(1);
+    // The first one's client leaves: its attempt ends, and the upstream has room for the second.
+    leaving.abort();
+    expect(await first).toBeInstanceOf(Error);
+    expect((await second).status).toBe(200);
+    expect(mock.requests.map((seen) => (seen.body as { messages: Array<{ content: string }> }).messages[0]!.content)).toEqual(['first', 'second']);
+  });
+});
+
 describe('the admission queue with a smaller bound', () => {
   it('refuses a request at once with 503 overloaded when the queue is full; those waiting are served later', async () => {
     const vllm = await engine(SATURATED);
