@@ -7,13 +7,14 @@
 // leaves, it is withdrawn unsent. Each process keeps its own queue (workers and instances do not share one).
 import type { ModelConfig, PriorityConfig, QueueConfig } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { retryAfterHeaders } from '../upstream/upstream-errors.ts';
 import type { Completion, OutcomeListener } from './dispatch.ts';
 import type { EngineChoice } from './engine-choice.ts';
 import { BANDS, FairQueue, type Waiting } from './fair-queue.ts';
 import { bandOf } from './queue-priority.ts';
 import { sendQueued, type UpstreamDispatchDeps } from './upstream-attempts.ts';
 
-const RETRY_AFTER = { 'retry-after': '1', 'retry-after-ms': '1000' } as const;
+const RETRY_AFTER = retryAfterHeaders(1);
 
 /** One waiting request. */
 class Held implements Waiting {
@@ -70,9 +71,8 @@ export class AdmissionQueue {
     const { model, client } = completion;
     let waiting = this.#models.get(model);
     if (!this.#engines.full && (waiting === undefined || waiting.size === 0)) return false;
-    const band = bandOf(completion.principal, this.#priority);
     if (client.aborted) {
-      listener.withdrawn(new ApiError('client_closed', { message: 'The client closed the connection while its request waited.' }));
+      listener.withdrawn(new ApiError('client_closed', { message: 'The client closed the connection before its request was sent.' }));
       return true;
     }
     if (this.#waiting >= this.#settings.maxWaiting) {
@@ -86,7 +86,7 @@ export class AdmissionQueue {
       waiting = new FairQueue<Held>();
       this.#models.set(model, waiting);
     }
-    const held = new Held(band, deps, completion, listener);
+    const held = new Held(bandOf(completion.principal, this.#priority), deps, completion, listener);
     waiting.push(held);
     this.#waiting++;
     held.timer = setTimeout(() => this.#expire(held), this.#settings.timeoutMs);

@@ -23,13 +23,6 @@ export class FairQueue<T extends Waiting> {
     return this.#size;
   }
 
-  /** Waiting in one band (for tests and the metrics). */
-  sizeOf(band: number): number {
-    let size = 0;
-    for (const line of this.#bands[band]!.values()) size += line.length;
-    return size;
-  }
-
   push(item: T): void {
     const accounts = this.#bands[item.band]!;
     const line = accounts.get(item.accountId);
