@@ -48,7 +48,7 @@ function send(deps: UpstreamDispatchDeps, completion: Completion, target: Upstre
   const { upstreams } = target;
   // Only a model that declares engines pays for a conversation key and the saturation scores.
   const engines = target.engineAware === true ? deps.engines ?? null : null;
-  const conversation = engines === null ? null : conversationKey(completion.request);
+  const conversation = engines === null ? null : conversationKey(completion.request, completion.client.session);
   const first = engines === null ? deps.health.pick(upstreams) : engines.pick(upstreams, null, conversation);
   if (first === null) return listener.failed(unavailable(deps.health.msUntilRetry(upstreams)));
   // Every upstream full, or requests waiting already (a newcomer does not pass them): it waits its turn.

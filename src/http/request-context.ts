@@ -129,6 +129,8 @@ export interface Abortable {
   /** ms spent in the admission queue, and the band it waited in; set when it leaves the queue. */
   queuedMs?: number | null;
   queuePriority?: PriorityBand | null;
+  /** The client's x-munja-session header, naming its conversation for prefix affinity; '' or absent: none. */
+  readonly session?: string;
 }
 
 /** How a request whose handler returned ENDS_LATER tells the server it is over. */
@@ -170,6 +172,8 @@ export class RequestContext implements Abortable, RequestRecord {
   readonly contentLength: string;
   /** The x-munja-cache header ('' without one): the response cache's per-request switch. */
   readonly cacheHeader: string;
+  /** The x-munja-session header ('' without one): the conversation, for prefix affinity. */
+  readonly session: string;
   /** The response cache's record of this request's reply, on a miss it will store; null otherwise. */
   cacheFill: ReplyRecorder | null = null;
   /** The request carries a body (a non-zero Content-Length, or Transfer-Encoding). */
@@ -246,6 +250,7 @@ export class RequestContext implements Abortable, RequestRecord {
     this.contentType = head.contentType;
     this.contentLength = head.contentLength;
     this.cacheHeader = head.cache;
+    this.session = head.session;
     this.hasBody = head.contentLength === '' ? head.transferEncoding !== '' : head.contentLength !== '0';
     this.ambiguousFraming = ambiguousFraming(head);
     const peer = peerAddress(res);
