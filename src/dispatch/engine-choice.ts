@@ -57,10 +57,12 @@ export class EngineChoice {
     for (let i = 0; i < upstreams.length; i++) {
       const upstream = upstreams[i]!;
       if (upstream === exclude || !this.#health.isHealthy(upstream)) continue;
+      const score = this.saturation(upstream);
       healthy.push(upstream);
-      scores.push(this.saturation(upstream));
+      scores.push(score);
       totalInFlight += this.#inFlight.count(upstream);
-      full &&= this.isFull(upstream);
+      // A full upstream scores 1 or more: an unsaturated one costs the queue one comparison.
+      full &&= score >= 1 && this.isFull(upstream);
     }
     this.full = full && healthy.length > 0;
     if (healthy.length === 0) return this.#health.pick(upstreams, exclude);
