@@ -3,10 +3,12 @@
 // cap, on its own connection (not one of the pool's that requests wait for). A sample older than
 // three missed polls, or none yet, counts as saturated. Between polls, this process's own count of
 // requests in flight on an engine fills the gap: those in flight beyond the count when the sample
-// was read count as waiting there.
+// was read count as waiting there. A llama.cpp server without its metrics page (no --metrics) is
+// read from its /slots instead, from the first poll that finds the page missing: it is saturated
+// once no slot is idle.
 import { Agent, request } from 'undici';
 import type { EngineKind, EngineSaturation, EngineSignalsConfig, ModelConfig, UpstreamConfig } from '../config/config-types.ts';
-import { ENGINE_METRICS, type EngineLoad, readEngineLoad } from './engine-metrics.ts';
+import { ENGINE_METRICS, type EngineLoad, LLAMACPP_SLOTS_PATH, readEngineLoad, readSlotsLoad } from './engine-metrics.ts';
 
 /** A metrics page larger than this is not read (vLLM's is ~50 KB with histograms). */
 const MAX_METRICS_BYTES = 4 * 1024 * 1024;
@@ -38,7 +40,12 @@ interface EngineSource {
   inFlightAtSample: number;
   polling: boolean;
   failing: boolean;
+  /** A llama.cpp server whose metrics page is missing: its /slots is read instead. */
+  fromSlots: boolean;
 }
+
+/** The metrics page answered, without the engine's load: not published (llama.cpp without --metrics) rather than failing. */
+class NotPublished extends Error {}
 
 export class EngineSignals {
   readonly #sources = new Map<string, EngineSource>();
@@ -66,7 +73,7 @@ export class EngineSignals {
         const key = `${engine} ${upstream.origin}`;
         let source = this.#sources.get(key);
         if (source === undefined) {
-          source = { origin: upstream.origin, url: upstream.origin + ENGINE_METRICS[engine].path, engine, load: null, sampledAt: -Infinity, inFlight: 0, inFlightAtSample: 0, polling: false, failing: false };
+          source = { origin: upstream.origin, url: upstream.origin + ENGINE_METRICS[engine].path, engine, load: null, sampledAt: -Infinity, inFlight: 0, inFlightAtSample: 0, polling: false, failing: false, fromSlots: false };
           this.#sources.set(key, source);
         }
         this.#byUpstream.set(upstream, source);
@@ -126,6 +133,11 @@ export class EngineSignals {
     if (load === null || this.#stale(source, this.#now())) return Infinity;
     const limits = upstream.saturation as EngineSaturation;
     const unseen = Math.max(0, source.inFlight - source.inFlightAtSample);
+    if (load.idleSlots !== undefined) {
+      // Slots busy out of all, below 1 while one is idle; then the requests beyond the slots against queueDepth.
+      const free = load.idleSlots - unseen;
+      return free > 0 ? 1 - free / (load.idleSlots + load.running) : 1 - free / limits.queueDepth;
+    }
     return Math.max((load.waiting + unseen) / limits.queueDepth, load.kvCacheUsage / limits.kvCacheUsage);
   }
 
@@ -157,14 +169,43 @@ export class EngineSignals {
     return this.#byUpstream.get(upstream);
   }
 
+  async #fetch(url: string): Promise<{ statusCode: number; text: string }> {
+    const response = await request(url, { dispatcher: this.#agent, signal: AbortSignal.timeout(this.#settings.timeoutMs) });
+    return { statusCode: response.statusCode, text: await response.body.text() };
+  }
+
+  async #readMetrics(source: EngineSource): Promise<EngineLoad> {
+    try {
+      const { statusCode, text } = await this.#fetch(source.url);
+      if (statusCode === 404) throw new NotPublished('HTTP 404');
+      if (statusCode !== 200) throw new Error(`HTTP ${statusCode}`);
+      const load = readEngineLoad(ENGINE_METRICS[source.engine], text);
+      if (load === null) throw new NotPublished(`no ${ENGINE_METRICS[source.engine].waiting} in the page`);
+      return load;
+    } catch (error) {
+      if (!(error instanceof NotPublished) || source.engine !== 'llamacpp') throw error;
+      // Only a page that answers as llama.cpp's slots makes them the source; else the metrics' failure stands.
+      const load = await this.#readSlots(source).catch(() => {
+        throw error;
+      });
+      source.fromSlots = true;
+      this.#log?.info({ url: source.origin + LLAMACPP_SLOTS_PATH }, "llama.cpp publishes no metrics page (--metrics); its slots are read instead");
+      return load;
+    }
+  }
+
+  async #readSlots(source: EngineSource): Promise<EngineLoad> {
+    const { statusCode, text } = await this.#fetch(source.origin + LLAMACPP_SLOTS_PATH);
+    if (statusCode !== 200) throw new Error(`HTTP ${statusCode} from ${LLAMACPP_SLOTS_PATH}`);
+    const load = readSlotsLoad(text);
+    if (load === null) throw new Error(`no slots in ${LLAMACPP_SLOTS_PATH}`);
+    return load;
+  }
+
   async #poll(source: EngineSource): Promise<void> {
     source.polling = true;
     try {
-      const response = await request(source.url, { dispatcher: this.#agent, signal: AbortSignal.timeout(this.#settings.timeoutMs) });
-      const text = await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`);
-      const load = readEngineLoad(ENGINE_METRICS[source.engine], text);
-      if (load === null) throw new Error(`no ${ENGINE_METRICS[source.engine].waiting} in the page`);
+      const load = source.fromSlots ? await this.#readSlots(source) : await this.#readMetrics(source);
       source.load = load;
       source.sampledAt = this.#now();
       source.inFlightAtSample = source.inFlight;
