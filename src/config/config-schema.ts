@@ -33,7 +33,7 @@ const upstream = {
     weight: setting(positiveInt, 'Share of the traffic among the model\'s healthy upstreams.', MODEL_DEFAULTS.upstreamWeight),
     maxConnections: setting(positiveInt, 'Connections kept open to it.', MODEL_DEFAULTS.upstreamMaxConnections),
     api: setting({ type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'responses', 'messages'] } }, 'The APIs it speaks (`chat` must be listed): a Responses or Messages request is relayed to it as sent.', MODEL_FILE_DEFAULTS.upstreamApi),
-    engine: { enum: ['vllm', 'sglang', 'llamacpp', 'openai'], description: 'The inference engine behind it: its load is polled and the upstream chosen by it.' },
+    engine: { enum: ['vllm', 'sglang', 'llamacpp', 'openai', 'auto'], description: 'The inference engine behind it: its load is polled and the upstream chosen by it; `auto`: recognised from its metrics page at start.' },
     saturation: {
       type: 'object',
       additionalProperties: false,
@@ -337,7 +337,7 @@ export interface UpstreamFile {
   weight?: number;
   maxConnections?: number;
   api?: Array<'chat' | 'responses' | 'messages'>;
-  engine?: 'vllm' | 'sglang' | 'llamacpp' | 'openai';
+  engine?: 'vllm' | 'sglang' | 'llamacpp' | 'openai' | 'auto';
   saturation?: { queueDepth?: number; kvCacheUsage?: number };
   maxConcurrent?: number;
 }

@@ -44,8 +44,14 @@ export interface UpstreamConfig {
   readonly maxConcurrent?: number;
 }
 
-/** Engines whose load Munja reads: vLLM, SGLang and llama.cpp publish it; `openai` (a hosted API) does not. */
-export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'openai';
+/**
+ * Engines whose load Munja reads: vLLM, SGLang and llama.cpp publish it; `openai` (a hosted API) does
+ * not; `auto`: whichever of the three its metrics page (or llama.cpp's slots) shows at start, else none.
+ */
+export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'openai' | 'auto';
+
+/** The engines whose load is polled. */
+export type PolledEngine = Exclude<EngineKind, 'openai' | 'auto'>;
 
 /** An engine is saturated at either threshold: requests waiting in its queue, or the share of its KV cache in use (0–1). */
 export interface EngineSaturation {

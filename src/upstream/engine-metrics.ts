@@ -3,7 +3,7 @@
 // read (a full parser would build every series of a page that runs to hundreds of lines, to keep three).
 // llama.cpp publishes /metrics only when started with --metrics; its /slots (on by default) says
 // which of its slots are busy, which serves instead.
-import type { EngineKind } from '../config/config-types.ts';
+import type { PolledEngine } from '../config/config-types.ts';
 
 export interface EngineLoad {
   readonly waiting: number;
@@ -26,7 +26,7 @@ interface EngineMetricNames {
 }
 
 /** Where each engine publishes its load (at the server's root, not under /v1), and under what names. */
-export const ENGINE_METRICS: Readonly<Record<Exclude<EngineKind, 'openai'>, EngineMetricNames>> = {
+export const ENGINE_METRICS: Readonly<Record<PolledEngine, EngineMetricNames>> = {
   vllm: { path: '/metrics', waiting: 'vllm:num_requests_waiting', running: 'vllm:num_requests_running', kvCacheUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'] },
   sglang: { path: '/metrics', waiting: 'sglang:num_queue_reqs', running: 'sglang:num_running_reqs', kvCacheUsage: ['sglang:token_usage'] },
   // llama.cpp publishes /metrics when started with --metrics.

@@ -63,6 +63,47 @@ describe('EngineSignals', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('recognises an `auto` engine by the names on its metrics page, or by its slots, and polls it as that engine', async () => {
+    const vllm = await engineWith(() => vllmMetricsText({ waiting: 4, running: 1, kvCacheUsage: 0.1 }), undefined, 'auto');
+    // Not yet recognised: no signals (scored by the requests in flight), unlike a declared engine's Infinity.
+    expect(vllm.signals.saturation(vllm.upstream)).toBeNull();
+    await vllm.signals.pollOnce();
+    expect(vllm.signals.saturation(vllm.upstream)).toBe(0.5);
+    expect(vllm.signals.stats()).toMatchObject([{ engine: 'vllm', stale: false }]);
+    const sglang = await engineWith(() => 'sglang:num_queue_reqs{model_name="m"} 8\nsglang:num_running_reqs{model_name="m"} 3\nsglang:token_usage{model_name="m"} 0.2\n', undefined, 'auto');
+    await sglang.signals.pollOnce();
+    expect(sglang.signals.load(sglang.upstream)).toEqual({ waiting: 8, running: 3, kvCacheUsage: 0.2 });
+    expect(sglang.signals.stats()).toMatchObject([{ engine: 'sglang' }]);
+    const llama = await engineWith(() => 404, slotsPage([true, false]), 'auto');
+    await llama.signals.pollOnce();
+    expect(llama.signals.saturation(llama.upstream)).toBe(0.5);
+    expect(llama.signals.stats()).toMatchObject([{ engine: 'llamacpp' }]);
+  });
+
+  it('an `auto` engine that shows none of the pages has no signals and is not polled again', async () => {
+    let polls = 0;
+    const { upstream, signals, warnings } = await engineWith(() => {
+      polls++;
+      return '# a page of another server\nhttp_requests_total 12\n';
+    }, undefined, 'auto');
+    await signals.pollOnce();
+    await signals.pollOnce();
+    expect(polls).toBe(1);
+    expect(signals.saturation(upstream)).toBeNull();
+    expect(signals.stats()).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('an `auto` engine that cannot be reached at start is tried again at the next poll', async () => {
+    let page: string | number = 503;
+    const { upstream, signals } = await engineWith(() => page, undefined, 'auto');
+    await signals.pollOnce();
+    expect(signals.saturation(upstream)).toBeNull();
+    page = vllmMetricsText({ waiting: 8, running: 1, kvCacheUsage: 0.1 });
+    await signals.pollOnce();
+    expect(signals.saturation(upstream)).toBe(1);
+  });
+
   it('reads /slots only for llama.cpp, and only when the metrics page is missing rather than failing', async () => {
     const vllm = await engineWith(() => 404, slotsPage([false]));
     await vllm.signals.pollOnce();
