@@ -104,15 +104,19 @@ export class AdmissionQueue {
     queueMicrotask(this.#drain);
   }
 
+  /** One head of each model with room in turn, until none has room or waiters: models sharing an engine share its room. */
   #sendHeads(): void {
     this.#drainScheduled = false;
-    for (const [model, waiting] of this.#models) {
-      const { target } = model;
-      if (target.kind !== 'upstreams') continue;
-      while (waiting.size > 0 && !this.#engines.allFull(target.upstreams)) {
+    let sent = true;
+    while (sent && this.#waiting > 0) {
+      sent = false;
+      for (const [model, waiting] of this.#models) {
+        const { target } = model;
+        if (waiting.size === 0 || target.kind !== 'upstreams' || this.#engines.allFull(target.upstreams)) continue;
         const next = waiting.shift()!;
         this.#out(next, 'admitted');
         sendQueued(next.deps, next.completion, target, next.listener);
+        sent = true;
       }
     }
   }

@@ -30,10 +30,10 @@ class Request implements OutcomeListener {
   readonly name: string;
   readonly completion: Completion;
   readonly client = { requestId: 'r', aborted: false, onAbort: null as (() => void) | null, queuedMs: null as number | null };
-  constructor(name: string, keyId = 'key_a', accountId = 'acct_a') {
+  constructor(name: string, keyId = 'key_a', accountId = 'acct_a', model = MODEL) {
     this.name = name;
     const principal: Principal = { keyId, accountId, models: null, limits: { rpm: 1, tpm: 1 } };
-    this.completion = { principal, client: this.client, model: MODEL, native: null, request: { messages: [], body: {} } } as unknown as Completion;
+    this.completion = { principal, client: this.client, model, native: null, request: { messages: [], body: {} } } as unknown as Completion;
   }
   succeeded(): void {
     events.push(`${this.name} succeeded`);
@@ -56,7 +56,7 @@ function setup(maxWaiting = 10, timeoutMs = 1_000) {
   // An attempt fails as it starts, with `sent`: what reached an upstream is told apart from what did not.
   const pools = { get() { throw new Error('sent'); } };
   const deps = { pools, health, inFlight, engines, queue, retryBudget: new RetryBudget(RESILIENCE.retry), resilience: RESILIENCE, timeouts: {} } as unknown as UpstreamDispatchDeps;
-  const submit = (request: Request) => sendToUpstreams(deps, request.completion, MODEL.target as never, request);
+  const submit = (request: Request) => sendToUpstreams(deps, request.completion, request.completion.model.target as never, request);
   return { queue, submit, setScore: (next: number) => { score = next; } };
 }
 
@@ -92,6 +92,18 @@ describe('AdmissionQueue', () => {
     await Promise.resolve();
     expect(events).toEqual(['high-1 sent', 'low-1 sent', 'low-2 sent']);
     expect(queue.waiting).toBe(0);
+  });
+
+  it('gives models that share an engine its room in turn', async () => {
+    const { submit, setScore } = setup();
+    const other = { id: 'other', target: MODEL.target } as unknown as ModelConfig;
+    submit(new Request('m-1'));
+    submit(new Request('m-2'));
+    submit(new Request('other-1', 'key_a', 'acct_a', other));
+    setScore(0.5);
+    submit(new Request('m-3'));
+    await Promise.resolve();
+    expect(events).toEqual(['m-1 sent', 'other-1 sent', 'm-2 sent', 'm-3 sent']);
   });
 
   it('refuses a request past the bound with 503 overloaded, at once', () => {
