@@ -1,7 +1,8 @@
 // The admission queue through the gateway, on the default queue settings, over a mock vLLM engine
 // whose published load the tests set: a request for a saturated model waits and is served once the
 // engine frees; it is refused 503 `overloaded` with Retry-After at the deadline, or at once past the
-// bound; a client that leaves is never sent; a higher band leaves before a lower one.
+// bound; a client that leaves is never sent; a higher band leaves before a lower one; an upstream is
+// full by its maxConcurrent, or a llama.cpp server by its busy slots.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,6 +227,25 @@ describe('the admission queue at its default bound', () => {
     await expect.poll(waiting).toBe(0);
     expect(vllm.mock.totals.requests).toBe(0);
   }, 60_000);
+});
+
+describe('a llama.cpp server read from its slots', () => {
+  it('holds a request while every slot is busy, and sends it once one is idle', async () => {
+    let busy = true;
+    const mock = await startMockUpstream({ metrics: () => 404, slots: () => JSON.stringify([{ id: 0, is_processing: busy }]) });
+    started.push(mock);
+    const gateway = await startGateway({ engine: { threads: 1 }, models: { m: { upstreams: [{ baseUrl: mock.baseUrl, model: 'mock-model', engine: 'llamacpp' }] } } }, { env: { MUNJA_METRICS_PORT: '0' } });
+    started.push(gateway);
+    const { key } = await gateway.createKey();
+    const { metrics, waiting, post } = client(gateway);
+    await sampled(metrics);
+    const reply = post(key);
+    await expect.poll(waiting).toBe(1);
+    expect(mock.totals.requests).toBe(0);
+    busy = false;
+    expect((await reply).status).toBe(200);
+    expect(mock.totals.requests).toBe(1);
+  });
 });
 
 describe('an upstream with maxConcurrent and no engine', () => {
