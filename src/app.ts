@@ -115,7 +115,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
   };
   // Every route reads the current set once, when its request begins: a reload swaps it whole.
   let live = buildServingSet(config, base);
-  const attachMetrics = () => metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget, engineSignals: live.engineSignals ?? undefined });
+  const attachMetrics = () => metrics?.attach({ engine, pools, limiter, upstreamHealth, retryBudget, engineSignals: live.engineSignals ?? undefined, queue: live.queue ?? undefined });
   attachMetrics();
   const storedResponses = new StoredResponses(store, config.responses, logger);
   const responses = responsesFront(storedResponses, logger);

@@ -8,6 +8,7 @@ import { RedisReplyStore } from './cache/redis-reply-store.ts';
 import { ResponseCache } from './cache/response-cache.ts';
 import type { Config } from './config/config-types.ts';
 import type { DispatchDeps } from './dispatch/dispatch.ts';
+import { AdmissionQueue } from './dispatch/admission-queue.ts';
 import { EngineChoice } from './dispatch/engine-choice.ts';
 import type { InFlight } from './dispatch/in-flight.ts';
 import type { KeyInFlight } from './dispatch/key-in-flight.ts';
@@ -54,6 +55,8 @@ export interface ServingSet {
   /** Null unless a model asks for engine-aware routing; the app starts and closes it. */
   readonly engineSignals: EngineSignals | null;
   readonly engines: EngineChoice | null;
+  /** Requests wait here while every upstream of their model is full; null without engine-aware routing. */
+  readonly queue: AdmissionQueue | null;
   readonly cache: ResponseCache | null;
 }
 
@@ -64,8 +67,10 @@ export interface ServingSet {
 export function buildServingSet(config: Config, base: ServingBase, previous: ServingSet | null = null): ServingSet {
   const { auth, limiter, usage, budgets, engine, pools, health, retryBudget, inFlight, keyInFlight, logger, store } = base;
   const catalog = new ModelCatalog(config.models, previous?.catalog.createdAt);
-  const { engineSignals, engines } = previous !== null && sameEngineSignalSettings(previous.config, config) ? previous : newEngineSignals(config, base);
-  const dispatch: DispatchDeps = { engine, pools, timeouts: config.upstream, health, retryBudget, inFlight, resilience: config.resilience, engines: engines ?? undefined };
+  const { engineSignals, engines, queue } = previous !== null && sameEngineSignalSettings(previous.config, config) ? previous : newEngineSignals(config, base);
+  const dispatch: DispatchDeps = {
+    engine, pools, timeouts: config.upstream, health, retryBudget, inFlight, resilience: config.resilience, engines: engines ?? undefined, queue: queue ?? undefined,
+  };
   const routes = new RouteChoice(health, inFlight);
   const cache = previous !== null && sameCacheSettings(previous.config, config) ? previous.cache : newCache(config, store);
   const chat: ChatCompletionsDeps = { config, catalog, routes, keyInFlight, auth, limiter, usage, dispatch, budgets, cache };
@@ -78,18 +83,24 @@ export function buildServingSet(config: Config, base: ServingBase, previous: Ser
     messages: new MessagesFront(catalog),
     engineSignals,
     engines,
+    queue,
     cache,
   };
 }
 
-function newEngineSignals(config: Config, { health, inFlight, logger }: ServingBase): Pick<ServingSet, 'engineSignals' | 'engines'> {
-  if (!config.models.some((model) => model.target.kind === 'upstreams' && model.target.engineAware === true)) return { engineSignals: null, engines: null };
+function newEngineSignals(config: Config, { health, inFlight, logger }: ServingBase): Pick<ServingSet, 'engineSignals' | 'engines' | 'queue'> {
+  if (!config.models.some((model) => model.target.kind === 'upstreams' && model.target.engineAware === true)) return { engineSignals: null, engines: null, queue: null };
   const engineSignals = new EngineSignals(config.models, config.engineSignals, logger);
-  return { engineSignals, engines: new EngineChoice(health, inFlight, engineSignals, config.engineSignals.affinityEntries) };
+  const engines = new EngineChoice(health, inFlight, engineSignals, config.engineSignals.affinityEntries);
+  const queue = new AdmissionQueue(config.queue, config.priority, engines);
+  engineSignals.onPolled = () => queue.capacityFreed();
+  return { engineSignals, engines, queue };
 }
 
+/** The poller, the choice and the queue depend on these sections (the queue's are `limits.queue` and `limits.priority`). */
 function sameEngineSignalSettings(a: Config, b: Config): boolean {
-  return JSON.stringify(a.engineSignals) === JSON.stringify(b.engineSignals) && JSON.stringify(a.models) === JSON.stringify(b.models);
+  return JSON.stringify(a.engineSignals) === JSON.stringify(b.engineSignals) && JSON.stringify(a.models) === JSON.stringify(b.models)
+    && JSON.stringify(a.queue) === JSON.stringify(b.queue) && JSON.stringify(a.priority) === JSON.stringify(b.priority);
 }
 
 // With Redis the fleet shares one cache, maxBytes per account; else each process keeps its own.

@@ -6,7 +6,7 @@
 // and a key looked up before keeps working meanwhile on its last known answer, however long ago
 // its entry expired (events missed in an outage are missed anyway), but never past its expiry.
 import { type KeyObject, createSecretKey } from 'node:crypto';
-import type { RateLimits } from '../config/config-types.ts';
+import type { PriorityBand, RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { KeyEvent } from '../store/key-events.ts';
 import type { KeyWithAccount, RecordBudget, Store } from '../store/store.ts';
@@ -23,6 +23,9 @@ export interface Principal {
   /** The key's and its account's own budgets, as their records hold them (null: none). */
   readonly keyBudget?: RecordBudget | null;
   readonly accountBudget?: RecordBudget | null;
+  /** The band set on the key, and on its account; absent or null: none (the config's applies). */
+  readonly keyPriority?: PriorityBand | null;
+  readonly accountPriority?: PriorityBand | null;
 }
 
 /** An admin key's lookup is a refusal everywhere but the admin API, which reads its `admin` principal. */
@@ -165,6 +168,8 @@ export class Authenticator {
       limits: { rpm: key.limits.rpm ?? this.#defaults.rpm, tpm: key.limits.tpm ?? this.#defaults.tpm },
       keyBudget: key.budget ?? null,
       accountBudget: found.account.budget ?? null,
+      keyPriority: key.priority ?? null,
+      accountPriority: found.account.priority ?? null,
     };
     return key.admin ? { error: new ApiError('admin_key_not_allowed'), admin: principal } : { principal };
   }

@@ -60,7 +60,7 @@ function defaultOf(schema: Schema): string {
 /** What the setting accepts, in words. */
 function values(schema: Schema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => `\`${JSON.stringify(value)}\``).join(', ');
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.map((branch: Schema) => (branch.type === 'null' ? '`null`' : `{${Object.keys(properties(branch)).map((key) => `\`${key}\``).join(', ')}}`)).join(' or ');
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.map((branch: Schema) => (branch.type === 'null' ? '`null`' : branch.type === 'object' ? `{${Object.keys(properties(branch)).map((key) => `\`${key}\``).join(', ')}}` : values(branch))).join(' or ');
   if (Array.isArray(schema.type)) return schema.type.map((type: string) => (type === 'null' ? '`null`' : `an ${type}`)).join(' or ');
   switch (schema.type) {
     case 'integer':

@@ -1,7 +1,7 @@
 // JSON Schema of the optional config file (MUNJA_CONFIG). Validated once at start with ajv. Every
 // setting carries its description and, where it is a constant, its default (from default-config.ts):
 // docs/configuration.md's reference is generated from them (config-reference.ts).
-import { DEFAULT_BUDGET_CURRENCY, DEFAULT_CACHE, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_SIGNALS, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
+import { DEFAULT_BUDGET_CURRENCY, DEFAULT_CACHE, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_SIGNALS, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_PRIORITY, DEFAULT_QUEUE, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_RESPONSES, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
 
 const positiveInt = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 const nonNegativeInt = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
@@ -33,7 +33,7 @@ const upstream = {
     weight: setting(positiveInt, 'Share of the traffic among the model\'s healthy upstreams.', MODEL_DEFAULTS.upstreamWeight),
     maxConnections: setting(positiveInt, 'Connections kept open to it.', MODEL_DEFAULTS.upstreamMaxConnections),
     api: setting({ type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'responses', 'messages'] } }, 'The APIs it speaks (`chat` must be listed): a Responses or Messages request is relayed to it as sent.', MODEL_FILE_DEFAULTS.upstreamApi),
-    engine: { enum: ['vllm', 'sglang', 'llamacpp', 'openai'], description: 'The inference engine behind it: its load is polled and the upstream chosen by it.' },
+    engine: { enum: ['vllm', 'sglang', 'llamacpp', 'openai', 'auto'], description: 'The inference engine behind it: its load is polled and the upstream chosen by it; `auto`: recognised from its metrics page at start.' },
     saturation: {
       type: 'object',
       additionalProperties: false,
@@ -43,8 +43,11 @@ const upstream = {
         kvCacheUsage: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'Share of the engine\'s KV cache in use.', default: DEFAULT_ENGINE_SATURATION.kvCacheUsage },
       },
     },
+    maxConcurrent: setting(positiveInt, 'The most requests sent to it at once: past it the upstream counts as saturated and new requests wait in the admission queue (unset: no cap).'),
   },
 } as const;
+
+const priorityBand = { enum: ['high', 'normal', 'low'] } as const;
 
 const price = { type: 'number', minimum: 0, maximum: 1_000_000 } as const;
 
@@ -261,6 +264,29 @@ export const CONFIG_FILE_SCHEMA = {
         failMode: setting({ enum: ['open-local', 'closed'] }, 'While Redis is unreachable: each instance enforces its share, or requests are refused 503.', DEFAULT_LIMITS.failMode),
         failClosed: setting({ type: 'array', maxItems: 100_000, items: { type: 'string', minLength: 1, maxLength: 128 } }, 'Key and account ids refused 503 while Redis is unreachable, whatever `failMode` says.', DEFAULT_LIMITS.failClosed),
         expectedInstances: setting({ type: 'integer', minimum: 1, maximum: 10_000 }, 'The instance count the shares are computed with during an outage (unset: the live count).'),
+        priority: setting({
+          anyOf: [
+            priorityBand,
+            {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                default: priorityBand,
+                keys: { type: 'object', maxProperties: 100_000, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: priorityBand },
+                accounts: { type: 'object', maxProperties: 100_000, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: priorityBand },
+              },
+            },
+          ],
+        }, 'The band (`high`, `normal`, `low`) a key\'s requests wait in when its model is saturated: a band, or `{"default", "keys", "accounts"}` naming key and account ids. A band set on the key or its account wins.', DEFAULT_PRIORITY),
+        queue: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'The admission queue: requests for a model whose upstreams are all saturated wait here, per process.',
+          properties: {
+            maxWaiting: setting(positiveInt, 'Requests waiting at once in this process, all models together; past it a request is refused 503 `overloaded`.', DEFAULT_QUEUE.maxWaiting),
+            timeoutMs: setting({ type: 'integer', minimum: 1, maximum: 300_000 }, 'The longest a request waits, in ms; then it is refused 503 `overloaded`.', DEFAULT_QUEUE.timeoutMs),
+          },
+        },
       },
     },
     budgets: {
@@ -304,6 +330,7 @@ export interface LocalTargetFile {
   timeToFirstTokenMs?: number;
   tokensPerSecond?: number;
 }
+export type PriorityBandFile = 'high' | 'normal' | 'low';
 export interface UpstreamFile {
   baseUrl: string;
   model?: string;
@@ -311,8 +338,9 @@ export interface UpstreamFile {
   weight?: number;
   maxConnections?: number;
   api?: Array<'chat' | 'responses' | 'messages'>;
-  engine?: 'vllm' | 'sglang' | 'llamacpp' | 'openai';
+  engine?: 'vllm' | 'sglang' | 'llamacpp' | 'openai' | 'auto';
   saturation?: { queueDepth?: number; kvCacheUsage?: number };
+  maxConcurrent?: number;
 }
 export interface ModelFile {
   description?: string;
@@ -359,6 +387,8 @@ export interface ConfigFile {
   limits?: {
     rpm?: number; tpm?: number; concurrency?: number; account?: { rpm: number; tpm: number } | null;
     failMode?: 'open-local' | 'closed'; failClosed?: string[]; expectedInstances?: number;
+    priority?: PriorityBandFile | { default?: PriorityBandFile; keys?: Record<string, PriorityBandFile>; accounts?: Record<string, PriorityBandFile> };
+    queue?: { maxWaiting?: number; timeoutMs?: number };
   };
   budgets?: { currency?: string; key?: BudgetFile; account?: BudgetFile; keys?: Record<string, BudgetFile>; accounts?: Record<string, BudgetFile> };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };

@@ -40,10 +40,18 @@ export interface UpstreamConfig {
   readonly engine?: EngineKind;
   /** When its engine counts as saturated (set with `engine`). */
   readonly saturation?: EngineSaturation;
+  /** The most requests Munja sends it at once; past it the upstream counts as saturated (absent: no cap). */
+  readonly maxConcurrent?: number;
 }
 
-/** Engines whose load Munja reads: vLLM, SGLang and llama.cpp publish it; `openai` (a hosted API) does not. */
-export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'openai';
+/**
+ * Engines whose load Munja reads: vLLM, SGLang and llama.cpp publish it; `openai` (a hosted API) does
+ * not; `auto`: whichever of the three its metrics page (or llama.cpp's slots) shows at start, else none.
+ */
+export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'openai' | 'auto';
+
+/** The engines whose load is polled. */
+export type PolledEngine = Exclude<EngineKind, 'openai' | 'auto'>;
 
 /** An engine is saturated at either threshold: requests waiting in its queue, or the share of its KV cache in use (0–1). */
 export interface EngineSaturation {
@@ -63,7 +71,10 @@ export interface EngineSignalsConfig {
 export interface UpstreamTarget {
   readonly kind: 'upstreams';
   readonly upstreams: readonly UpstreamConfig[];
-  /** Some upstream declares an engine: the upstream is chosen by saturation and prefix affinity, not by weight. */
+  /**
+   * Some upstream declares an engine or a `maxConcurrent`: the upstream is chosen by saturation and
+   * prefix affinity, not by weight, and requests wait in the admission queue while every one is saturated.
+   */
   readonly engineAware?: boolean;
 }
 
@@ -195,6 +206,24 @@ export interface ResilienceConfig {
 export interface RateLimits {
   readonly rpm: number;
   readonly tpm: number;
+}
+
+/** A scheduling band: higher bands leave the admission queue first. */
+export type PriorityBand = 'high' | 'normal' | 'low';
+
+/** `limits.priority`: every key's band, unless the key or its account carries one, or is named here. */
+export interface PriorityConfig {
+  readonly default: PriorityBand;
+  readonly keys: ReadonlyMap<string, PriorityBand>;
+  readonly accounts: ReadonlyMap<string, PriorityBand>;
+}
+
+/** `limits.queue`: requests waiting for a saturated model, per process. */
+export interface QueueConfig {
+  /** Requests waiting at once in this process, all models together; past it a request is refused. */
+  readonly maxWaiting: number;
+  /** The longest a request waits; then it is refused. */
+  readonly timeoutMs: number;
 }
 
 /** The config file's `limits`: per-key defaults (rpm, tpm) and the limiter's settings. */
@@ -343,6 +372,9 @@ export interface Config {
   readonly watchConfig: boolean;
   /** Default per-key limits (a key may carry its own) and the limiter's settings. */
   readonly limits: LimitsConfig;
+  /** The file's `limits.priority` and `limits.queue`: the admission queue's bands and bounds. */
+  readonly priority: PriorityConfig;
+  readonly queue: QueueConfig;
   readonly budgets: BudgetsConfig;
   /**
    * taskDeadlineMs: the longest one engine task may run on its thread before it is stopped;

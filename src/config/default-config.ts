@@ -109,6 +109,13 @@ export const DEFAULT_RESILIENCE = {
 export const DEFAULT_ENGINE_SIGNALS = { pollMs: 2_000, timeoutMs: 1_000, affinityEntries: 100_000 } as const;
 export const DEFAULT_ENGINE_SATURATION = { queueDepth: 8, kvCacheUsage: 0.9 } as const;
 
+// A request may wait 10 s for a saturated model: long against a gateway's own work, short against a
+// client's usual timeout (60 s and more), so that a refusal still leaves it time to go elsewhere.
+// 1,000 waiting requests per process: a small fraction of the default 20,000 in flight
+// (server.maxInFlight), each holding only its parsed request.
+export const DEFAULT_QUEUE = { maxWaiting: 1_000, timeoutMs: 10_000 } as const;
+export const DEFAULT_PRIORITY = 'normal';
+
 // concurrency 64: at the default 600 rpm a key whose completions take ~5 s has ~50 in flight
 // (Little's law), so the cap does not bind a key working within its rate, yet it stops one key from
 // holding hundreds of long streams. account: an account gets what one key gets, shared by all its

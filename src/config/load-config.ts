@@ -8,9 +8,9 @@ import { Ajv } from 'ajv';
 import { configFileProblem } from './config-file-problem.ts';
 import { ConfigError } from './config-error.ts';
 import { parseRedisUrl, redactRedisUrl } from '../store/redis-url.ts';
-import type { BudgetSetting, BudgetsConfig, Config, LimitsConfig, LogLevel, ModelConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamApi, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
+import type { BudgetSetting, BudgetsConfig, Config, LimitsConfig, LogLevel, ModelConfig, PriorityConfig, ModelSupport, ModelTarget, RedisConfig, UpstreamApi, UpstreamConfig, UpstreamTimeouts } from './config-types.ts';
 import { CONFIG_FILE_SCHEMA, type BudgetFile, type ConfigFile, type ModelFile, type UpstreamFile } from './config-schema.ts';
-import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_SIGNALS, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
+import { DEFAULT_BUDGET_CURRENCY, DEFAULT_DASHBOARD, DEFAULT_ENGINE_MAX_QUEUE, DEFAULT_ENGINE_SATURATION, DEFAULT_ENGINE_SCHEMA_MS_PER_MINUTE, DEFAULT_ENGINE_SIGNALS, DEFAULT_ENGINE_TASK_DEADLINE_MS, DEFAULT_LIMITS, DEFAULT_MODELS, DEFAULT_PRIORITY, DEFAULT_QUEUE, DEFAULT_REDIS, DEFAULT_RESILIENCE, DEFAULT_SERVER, DEFAULT_UPSTREAM_TIMEOUTS, MODEL_DEFAULTS, MODEL_FILE_DEFAULTS } from './default-config.ts';
 import { dashboardConfig } from './dashboard-config.ts';
 import { quickStartModels } from './quick-start.ts';
 import { tlsFrom } from './tls-config.ts';
@@ -192,6 +192,8 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
     },
     engineSignals: { ...DEFAULT_ENGINE_SIGNALS, ...file.upstream?.engineSignals },
     limits: limitsFrom(file.limits),
+    priority: priorityFrom(file.limits?.priority),
+    queue: { ...DEFAULT_QUEUE, ...file.limits?.queue },
     budgets: budgetsFrom(file.budgets),
     engine: {
       threads: file.engine?.threads ?? Math.min(availableParallelism(), 4),
@@ -204,8 +206,14 @@ function buildConfig(file: ConfigFile, basics: Basics): Omit<Config, 'dashboard'
 }
 
 function limitsFrom(file: ConfigFile['limits'] = {}): LimitsConfig {
-  const limits = { ...DEFAULT_LIMITS, ...file };
+  const { priority: _priority, queue: _queue, ...rates } = file;
+  const limits = { ...DEFAULT_LIMITS, ...rates };
   return file.account === undefined ? { ...limits, account: { rpm: limits.rpm, tpm: limits.tpm } } : limits;
+}
+
+function priorityFrom(file: NonNullable<ConfigFile['limits']>['priority']): PriorityConfig {
+  if (file === undefined || typeof file === 'string') return { default: file ?? DEFAULT_PRIORITY, keys: new Map(), accounts: new Map() };
+  return { default: file.default ?? DEFAULT_PRIORITY, keys: new Map(Object.entries(file.keys ?? {})), accounts: new Map(Object.entries(file.accounts ?? {})) };
 }
 
 function budgetsFrom(file: ConfigFile['budgets'] = {}): BudgetsConfig {
@@ -285,7 +293,8 @@ function buildTarget(where: string, id: string, file: ModelFile, ids: Set<string
   }
   if (file.upstreams) {
     const upstreams = file.upstreams.map((upstream, index) => buildUpstream(id, upstream, `${where}.upstreams.${index}`));
-    return upstreams.some((upstream) => upstream.engine !== undefined) ? { kind: 'upstreams', upstreams, engineAware: true } : { kind: 'upstreams', upstreams };
+    const byLoad = upstreams.some((upstream) => upstream.engine !== undefined || upstream.maxConcurrent !== undefined);
+    return byLoad ? { kind: 'upstreams', upstreams, engineAware: true } : { kind: 'upstreams', upstreams };
   }
   const route = file.route ?? [];
   for (const target of route) {
@@ -315,6 +324,7 @@ function buildUpstream(id: string, file: UpstreamFile, where: string): UpstreamC
     apiKey: file.apiKey ?? null,
     weight: file.weight ?? MODEL_DEFAULTS.upstreamWeight,
     maxConnections: file.maxConnections ?? MODEL_DEFAULTS.upstreamMaxConnections,
+    ...(file.maxConcurrent === undefined ? {} : { maxConcurrent: file.maxConcurrent }),
     ...engineOf(file, where),
   };
 }

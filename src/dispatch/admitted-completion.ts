@@ -140,6 +140,16 @@ export class AdmittedCompletion implements Completion, OutcomeListener, RateLimi
     this.#answer!.refused(this, error);
   }
 
+  /**
+   * It left the admission queue unsent (refused, or its client left): the limiter counts the
+   * request but none of its tokens, and its budget reservation is released in full.
+   */
+  withdrawn(error: unknown): void {
+    if (this.#settled) return;
+    this.#settle(0, 0, 0, false);
+    this.#answer!.refused(this, error);
+  }
+
   /** `served`: the client got a reply (in full or cut short) and pays for it; else it pays nothing. */
   #settle(promptTokens: number, completionTokens: number, cachedPromptTokens: number, served: boolean): void {
     this.#settled = true;

@@ -1,13 +1,17 @@
 // What ties a request to the conversation it continues, for prefix affinity: the client's
-// `prompt_cache_key`, else its `user`, else a hash of the prompt's first blocks (the first message and
-// the first user message, each up to PREFIX_CHARS), which the turns of one conversation share.
+// x-munja-session header, else its `prompt_cache_key`, else its `user`, else a hash of the prompt's
+// first blocks (the first message and the first user message, each up to PREFIX_CHARS), which the
+// turns of one conversation share. The header comes first: an agent or a proxy in front can name the
+// session without touching the body.
 import type { ChatRequest } from '../validation/chat-request.ts';
 
 const PREFIX_CHARS = 1024;
 /** Longer client keys are hashed, so that the affinity table's entries stay small. */
 const MAX_KEY_CHARS = 128;
 
-export function conversationKey(request: ChatRequest): string | null {
+/** `session`: the x-munja-session header, '' without one. */
+export function conversationKey(request: ChatRequest, session = ''): string | null {
+  if (session.length > 0) return bounded('s', session);
   const { body, messages } = request;
   const cacheKey = body.prompt_cache_key;
   if (typeof cacheKey === 'string' && cacheKey.length > 0) return bounded('k', cacheKey);

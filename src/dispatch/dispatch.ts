@@ -63,6 +63,8 @@ export interface CompletionOutcome {
 export interface OutcomeListener {
   succeeded(outcome: CompletionOutcome): void;
   failed(error: unknown): void;
+  /** It left the admission queue unsent (refused, or its client left): nothing reached a target. */
+  withdrawn(error: unknown): void;
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});

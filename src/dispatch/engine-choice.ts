@@ -5,6 +5,7 @@
 // LOAD_BOUND times the average in flight (bounded-load consistent hashing). Otherwise two upstreams
 // are drawn at random among the unsaturated ones (all, if every one is) and the less saturated one
 // serves (power of two choices): gateways that see the same samples do not all pick the same engine.
+// Each pick also tells whether every healthy upstream was full (`full`), for the admission queue.
 import type { UpstreamConfig } from '../config/config-types.ts';
 import type { EngineSignals } from '../upstream/engine-signals.ts';
 import { AffinityTable } from './affinity-table.ts';
@@ -25,6 +26,8 @@ export class EngineChoice {
   /** Reused for each pick: the healthy candidates and their scores. */
   readonly #healthy: UpstreamConfig[] = [];
   readonly #scores: number[] = [];
+  /** The last pick found every healthy upstream full (isFull); false when none was healthy. */
+  full = false;
 
   constructor(health: UpstreamHealth, inFlight: InFlight, signals: Pick<EngineSignals, 'saturation' | 'began' | 'ended'>, affinityEntries: number, random: () => number = Math.random) {
     this.#health = health;
@@ -50,13 +53,18 @@ export class EngineChoice {
     healthy.length = 0;
     scores.length = 0;
     let totalInFlight = 0;
+    let full = true;
     for (let i = 0; i < upstreams.length; i++) {
       const upstream = upstreams[i]!;
       if (upstream === exclude || !this.#health.isHealthy(upstream)) continue;
+      const score = this.saturation(upstream);
       healthy.push(upstream);
-      scores.push(this.saturation(upstream));
+      scores.push(score);
       totalInFlight += this.#inFlight.count(upstream);
+      // A full upstream scores 1 or more: an unsaturated one costs the queue one comparison.
+      full &&= score >= 1 && this.isFull(upstream);
     }
+    this.full = full && healthy.length > 0;
     if (healthy.length === 0) return this.#health.pick(upstreams, exclude);
     let chosen: UpstreamConfig;
     // One healthy upstream leaves nothing to remember.
@@ -77,9 +85,40 @@ export class EngineChoice {
     this.#signals.ended(upstream);
   }
 
-  /** 0 idle, 1 and above saturated: the engine's signals, or for an upstream without them its share of its connections in flight. */
+  /**
+   * 0 idle, 1 and above saturated: the engine's signals, or for an upstream without them its share of
+   * its connections in flight; with a `maxConcurrent`, its share of that too (the worse counts).
+   */
   saturation(upstream: UpstreamConfig): number {
-    return this.#signals.saturation(upstream) ?? this.#inFlight.count(upstream) / upstream.maxConnections;
+    const { maxConcurrent } = upstream;
+    const engine = this.#signals.saturation(upstream);
+    const own = this.#inFlight.count(upstream) / (maxConcurrent ?? upstream.maxConnections);
+    if (engine === null) return own;
+    return maxConcurrent === undefined ? engine : Math.max(engine, own);
+  }
+
+  /**
+   * The upstream takes no more requests until some leave: its `maxConcurrent` is reached, or its
+   * engine's fresh sample says it is saturated. An engine without a fresh sample (never read, or
+   * stale) is not taken as full: only the cap counts then, so that an engine whose metrics cannot
+   * be read never holds requests in the queue until their deadline.
+   */
+  isFull(upstream: UpstreamConfig): boolean {
+    const { maxConcurrent } = upstream;
+    if (maxConcurrent !== undefined && this.#inFlight.count(upstream) >= maxConcurrent) return true;
+    const engine = this.#signals.saturation(upstream);
+    return engine !== null && engine !== Infinity && engine >= 1;
+  }
+
+  /** Every healthy upstream is full (false when none is healthy: a request then fails at once, as without a queue). */
+  allFull(upstreams: readonly UpstreamConfig[]): boolean {
+    let healthy = 0;
+    for (const upstream of upstreams) {
+      if (!this.#health.isHealthy(upstream)) continue;
+      if (!this.isFull(upstream)) return false;
+      healthy++;
+    }
+    return healthy > 0;
   }
 
   /** The conversation's upstream while it can take it: the one that served it, else the first by rendezvous hashing. */

@@ -19,6 +19,7 @@ import type { InFlight } from './in-flight.ts';
 import type { RetryBudget } from './retry-budget.ts';
 import type { UpstreamHealth } from './upstream-health.ts';
 import { conversationKey } from './conversation-key.ts';
+import type { AdmissionQueue } from './admission-queue.ts';
 import type { EngineChoice } from './engine-choice.ts';
 
 export interface UpstreamDispatchDeps {
@@ -30,15 +31,29 @@ export interface UpstreamDispatchDeps {
   readonly resilience: ResilienceConfig;
   /** Chooses among the upstreams of a model that declares engines (absent: by weight, as for any other). */
   readonly engines?: EngineChoice;
+  /** Holds requests while their model's upstreams are all full (absent: no model is chosen by load). */
+  readonly queue?: AdmissionQueue;
 }
 
 export function sendToUpstreams(deps: UpstreamDispatchDeps, completion: Completion, target: UpstreamTarget, listener: OutcomeListener): void {
+  send(deps, completion, target, listener, true);
+}
+
+/** A request that waited in the admission queue, sent now that its model has room. */
+export function sendQueued(deps: UpstreamDispatchDeps, completion: Completion, target: UpstreamTarget, listener: OutcomeListener): void {
+  send(deps, completion, target, listener, false);
+}
+
+function send(deps: UpstreamDispatchDeps, completion: Completion, target: UpstreamTarget, listener: OutcomeListener, mayWait: boolean): void {
   const { upstreams } = target;
   // Only a model that declares engines pays for a conversation key and the saturation scores.
   const engines = target.engineAware === true ? deps.engines ?? null : null;
-  const conversation = engines === null ? null : conversationKey(completion.request);
+  const conversation = engines === null ? null : conversationKey(completion.request, completion.client.session);
   const first = engines === null ? deps.health.pick(upstreams) : engines.pick(upstreams, null, conversation);
   if (first === null) return listener.failed(unavailable(deps.health.msUntilRetry(upstreams)));
+  // Every upstream full, or requests waiting already (a newcomer does not pass them): it waits its turn.
+  const { queue } = deps;
+  if (mayWait && engines !== null && queue !== undefined && (engines.full || queue.waiting > 0) && queue.hold(deps, completion, listener)) return;
   deps.retryBudget.deposit();
   new UpstreamAttempts(deps, completion, upstreams, engines, conversation, listener).start(first);
 }
@@ -168,6 +183,8 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.#deps.health.end(upstream, verdict, retryAfterMs);
     this.#deps.inFlight.end(upstream);
     this.#engines?.ended(upstream);
+    const { queue } = this.#deps;
+    if (queue !== undefined && queue.waiting > 0) queue.capacityFreed();
     return upstream;
   }
 }

@@ -1,6 +1,7 @@
 // Per-request state. uWS invalidates HttpRequest when the handler returns and HttpResponse when
 // the request is aborted, so everything needed later is copied here synchronously.
 import { randomBytes, randomFillSync } from 'node:crypto';
+import type { PriorityBand } from '../config/config-types.ts';
 import type { ApiError } from '../errors/api-error.ts';
 import type { RequestTrace } from '../observability/request-trace.ts';
 import type { RateLimitState } from '../ratelimit/limiter.ts';
@@ -129,6 +130,11 @@ export interface Abortable {
   onAbort: (() => void) | null;
   /** The request's spans when tracing is on; absent or null otherwise. */
   readonly trace?: RequestTrace | null;
+  /** ms spent in the admission queue, and the band it waited in; set when it leaves the queue. */
+  queuedMs?: number | null;
+  queuePriority?: PriorityBand | null;
+  /** The client's x-munja-session header, naming its conversation for prefix affinity; '' or absent: none. */
+  readonly session?: string;
 }
 
 /** How a request whose handler returned ENDS_LATER tells the server it is over. */
@@ -172,6 +178,8 @@ export class RequestContext implements Abortable, RequestRecord {
   readonly contentLength: string;
   /** The x-munja-cache header ('' without one): the response cache's per-request switch. */
   readonly cacheHeader: string;
+  /** The x-munja-session header ('' without one): the conversation, for prefix affinity. */
+  readonly session: string;
   /** The response cache's record of this request's reply, on a miss it will store; null otherwise. */
   cacheFill: ReplyRecorder | null = null;
   /** The request carries a body (a non-zero Content-Length, or Transfer-Encoding). */
@@ -219,6 +227,8 @@ export class RequestContext implements Abortable, RequestRecord {
   // Fields for the metrics (observability/metrics.ts), in ms since startedAt.
   /** The first streamed event (time to first token); set by SseWriter. */
   firstEventMs: number | null = null;
+  queuedMs: number | null = null;
+  queuePriority: PriorityBand | null = null;
   /** Spent waiting on the target (engine or upstream: dispatch until its outcome); null if never dispatched. */
   targetMs: number | null = null;
   /** An SSE response was opened: counted in the open-streams gauge until the request is done. */
@@ -249,6 +259,7 @@ export class RequestContext implements Abortable, RequestRecord {
     this.contentType = head.contentType;
     this.contentLength = head.contentLength;
     this.cacheHeader = head.cache;
+    this.session = head.session;
     this.hasBody = head.contentLength === '' ? head.transferEncoding !== '' : head.contentLength !== '0';
     this.ambiguousFraming = ambiguousFraming(head);
     const peer = peerAddress(res);

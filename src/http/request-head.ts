@@ -13,6 +13,8 @@ export interface RequestHead {
   readonly forwardedFor: string;
   /** x-munja-cache (the response cache's per-request switch); '' when absent or the head was not walked. */
   readonly cache: string;
+  /** x-munja-session (the conversation, for prefix affinity); '' when absent or the head was not walked. */
+  readonly session: string;
   /** Content-Length and Transfer-Encoding lines; 0 when the head was not walked (no body header). */
   readonly contentLengths: number;
   readonly transferEncodings: number;
@@ -25,6 +27,7 @@ const head = {
   transferEncoding: '',
   forwardedFor: '',
   cache: '',
+  session: '',
   contentLengths: 0,
   transferEncodings: 0,
   // The first line of a repeated header is its value, as getHeader() gives it.
@@ -54,6 +57,9 @@ function takeHeader(name: string, value: string): void {
     case 'x-munja-cache':
       head.cache = value;
       break;
+    case 'x-munja-session':
+      head.session = value;
+      break;
   }
 }
 
@@ -68,6 +74,7 @@ export function readRequestHead(req: HttpRequest, expectsBody: boolean, trustPro
   head.transferEncoding = '';
   head.forwardedFor = '';
   head.cache = '';
+  head.session = '';
   head.contentLengths = 0;
   head.transferEncodings = 0;
   head.authorizations = 0;

@@ -12,6 +12,7 @@
 // outcome one of OUTCOMES (request-outcome.ts); code an error code from the catalogue.
 import cluster from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
+import { BANDS } from '../dispatch/fair-queue.ts';
 import { ERROR_CATALOGUE } from '../errors/catalogue.ts';
 import type { RequestRecord } from './request-record.ts';
 import { KeyedCounter, KeyedHistogram, type Labels } from './keyed-metrics.ts';
@@ -53,6 +54,7 @@ export class GatewayMetrics {
   readonly #tokens: KeyedCounter;
   readonly #rejections: KeyedCounter;
   readonly #spend: KeyedCounter;
+  readonly #queueWait: KeyedHistogram;
   #sources: MetricSources = {};
 
   /** `models`: the configured ids, the only model label values besides `other` and `none`. */
@@ -86,7 +88,9 @@ export class GatewayMetrics {
       (key) => ({ reason: REJECTION_REASONS[key] ?? 'other' }), REJECTION_REASONS.map((_, index) => index));
     this.#spend = new KeyedCounter('munja_spend_micros_total', 'What completions cost, in micro-units of the configured currency (budgets.currency), by model; unpriced models add nothing.',
       (key) => ({ model: names[key]! }));
-    for (const metric of [this.#requests, this.#errors, this.#duration, this.#overhead, this.#firstToken, this.#tokens, this.#rejections, this.#spend]) {
+    this.#queueWait = new KeyedHistogram('munja_queue_wait_seconds', 'Requests that waited in the admission queue (their model saturated): the wait, by model and priority band, whether they were then sent, refused or left.',
+      DURATION_BUCKETS, (key) => ({ model: names[Math.floor(key / BANDS.length)]!, priority: BANDS[key % BANDS.length]! }));
+    for (const metric of [this.#requests, this.#errors, this.#duration, this.#overhead, this.#firstToken, this.#tokens, this.#rejections, this.#spend, this.#queueWait]) {
       this.registry.registerMetric(metric as never);
     }
     registerScrapeMetrics(this.registry, () => this.#sources);
@@ -117,6 +121,7 @@ export class GatewayMetrics {
         this.#rejections.add(reason === -1 ? REJECTION_REASONS.length : reason, 1);
       }
     }
+    if (ctx.queuedMs !== null) this.#queueWait.observe(model * BANDS.length + BANDS.indexOf(ctx.queuePriority!), ctx.queuedMs / 1000);
     if (!chat) return;
     const key = model * 2 + (ctx.stream ? 1 : 0);
     const totalMs = ctx.elapsedMs();

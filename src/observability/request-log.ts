@@ -27,6 +27,7 @@ const NOT_STREAMED = rawBytes(',"stream":false,"promptTokens":');
 const COMPLETION_TOKENS = rawBytes(',"completionTokens":');
 const COST = rawBytes(',"costMicros":');
 const DURATION = rawBytes(',"durationMs":');
+const QUEUED = rawBytes(',"queueMs":');
 const FIRST_BYTE = rawBytes(',"firstByteMs":');
 const ERROR_CODE = rawBytes(',"errorCode":');
 const CLIENT_CLOSED = rawBytes(',"clientClosed":true');
@@ -84,6 +85,10 @@ export class RequestLog {
     }
     lines.bytes(DURATION);
     lines.hundredths(ctx.elapsedMs());
+    if (ctx.queuedMs !== null) {
+      lines.bytes(QUEUED);
+      lines.hundredths(ctx.queuedMs);
+    }
     lines.bytes(FIRST_BYTE);
     lines.number(ctx.firstByteMs);
     lines.bytes(ERROR_CODE);

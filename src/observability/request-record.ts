@@ -2,6 +2,7 @@
 // ended. http/request-context.ts implements it (the request's own object, nothing copied), so that
 // observability needs nothing of http's.
 
+import type { PriorityBand } from '../config/config-types.ts';
 import type { RequestTrace } from './request-trace.ts';
 
 /** The route name of a request no route took: a bounded label, unlike its path. */
@@ -35,6 +36,9 @@ export interface RequestRecord {
   readonly firstEventMs: number | null;
   /** ms spent waiting on the target (engine or upstream); null if never dispatched. */
   readonly targetMs: number | null;
+  /** ms spent in the admission queue (within targetMs), and its band; null if it never waited. */
+  readonly queuedMs: number | null;
+  readonly queuePriority: PriorityBand | null;
 
   /** The request's spans when tracing is on. */
   readonly trace: RequestTrace | null;

@@ -85,6 +85,14 @@ export class RequestTrace {
     return span;
   }
 
+  /** The request left the admission queue (sent, refused or its client gone): its wait, on the request's span and as an event of the open phase. */
+  queued(waitedMs: number, priority: string, outcome: 'admitted' | 'refused' | 'left'): void {
+    if (!this.recording) return;
+    const attributes = { 'munja.queue.wait_ms': waitedMs, 'munja.queue.priority': priority, 'munja.queue.outcome': outcome };
+    this.#span.setAttributes(attributes);
+    this.#phase?.addEvent('munja.queue', attributes);
+  }
+
   /** The model that serves the request (a route's choice, or the one asked for). */
   served(modelId: string): void {
     this.#responseModel = modelId;

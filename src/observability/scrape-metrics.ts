@@ -19,6 +19,8 @@ export interface MetricSources {
   readonly retryBudget?: { readonly spent: number };
   /** The polled engines' load; absent when no upstream declares an engine. */
   readonly engineSignals?: { stats(): EngineSignalStats[]; readonly failedPolls: number };
+  /** Requests waiting per model; absent when no model is chosen by load. */
+  readonly queue?: { stats(): Record<string, number> };
 }
 
 export function registerScrapeMetrics(registry: Registry, sources: () => MetricSources): void {
@@ -84,6 +86,14 @@ export function registerScrapeMetrics(registry: Registry, sources: () => MetricS
   engineGauge('munja_upstream_engine_requests_running', "Requests in an upstream engine's running batch, as its last sample said.", (stats) => stats.load?.running ?? null);
   engineGauge('munja_upstream_engine_kv_cache_usage', "Share of an upstream engine's KV cache in use (0-1), as its last sample said.", (stats) => stats.load?.kvCacheUsage ?? null);
   engineGauge('munja_upstream_engine_stale', "1 when an upstream engine's load is older than three polls or never read (it then counts as saturated).", (stats) => (stats.stale ? 1 : 0));
+  new Gauge({
+    name: 'munja_queue_waiting', help: 'Requests waiting in the admission queue now, by model.', labelNames: ['model'], registers,
+    collect() {
+      this.reset();
+      const stats = sources().queue?.stats() ?? {};
+      for (const model in stats) this.set({ model }, stats[model]!);
+    },
+  });
   new Gauge({
     name: 'munja_upstreams_ejected', help: 'Upstreams currently ejected by their circuit breaker (open or half-open).', registers,
     collect() {

@@ -1,14 +1,21 @@
 // What an inference engine says of its load, read from its Prometheus text: the requests waiting in
 // its queue, those running, and the share of its KV cache in use. Only the few lines named here are
 // read (a full parser would build every series of a page that runs to hundreds of lines, to keep three).
-import type { EngineKind } from '../config/config-types.ts';
+// llama.cpp publishes /metrics only when started with --metrics; its /slots (on by default) says
+// which of its slots are busy, which serves instead.
+import type { PolledEngine } from '../config/config-types.ts';
 
 export interface EngineLoad {
   readonly waiting: number;
   readonly running: number;
   /** 0–1; 0 when the engine does not publish it. */
   readonly kvCacheUsage: number;
+  /** llama.cpp's idle slots, when read from /slots (its queue is not published there); absent otherwise. */
+  readonly idleSlots?: number;
 }
+
+/** llama.cpp's slots page, read when its metrics page is not published. */
+export const LLAMACPP_SLOTS_PATH = '/slots';
 
 interface EngineMetricNames {
   readonly path: string;
@@ -19,7 +26,7 @@ interface EngineMetricNames {
 }
 
 /** Where each engine publishes its load (at the server's root, not under /v1), and under what names. */
-export const ENGINE_METRICS: Readonly<Record<Exclude<EngineKind, 'openai'>, EngineMetricNames>> = {
+export const ENGINE_METRICS: Readonly<Record<PolledEngine, EngineMetricNames>> = {
   vllm: { path: '/metrics', waiting: 'vllm:num_requests_waiting', running: 'vllm:num_requests_running', kvCacheUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'] },
   sglang: { path: '/metrics', waiting: 'sglang:num_queue_reqs', running: 'sglang:num_running_reqs', kvCacheUsage: ['sglang:token_usage'] },
   // llama.cpp publishes /metrics when started with --metrics.
@@ -52,6 +59,29 @@ export function readEngineLoad(names: EngineMetricNames, text: string): EngineLo
   }
   if (waiting === null) return null;
   return { waiting, running, kvCacheUsage: Math.min(1, Math.max(0, kvCacheUsage)) };
+}
+
+/**
+ * llama.cpp's load from its /slots page (a JSON array, one object per slot: `is_processing`, or
+ * `state` 0 for idle on older servers), or null when the page is not that.
+ */
+export function readSlotsLoad(text: string): EngineLoad | null {
+  let slots: unknown;
+  try {
+    slots = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(slots) || slots.length === 0) return null;
+  let processing = 0;
+  for (const slot of slots as unknown[]) {
+    if (typeof slot !== 'object' || slot === null) return null;
+    const { is_processing: busy, state } = slot as { is_processing?: unknown; state?: unknown };
+    if (typeof busy === 'boolean') processing += busy ? 1 : 0;
+    else if (typeof state === 'number') processing += state === 0 ? 0 : 1;
+    else return null;
+  }
+  return { waiting: 0, running: processing, kvCacheUsage: 0, idleSlots: slots.length - processing };
 }
 
 /** `name{labels} value [timestamp]`; null for a line that is not a finite sample. */

@@ -36,10 +36,10 @@ async function gatewayOver(engines: Engine[]) {
   started.push(gateway);
   const { key } = await gateway.createKey();
   const metrics = async () => (await fetch(`http://127.0.0.1:${gateway.app.metricsPort}/metrics`)).text();
-  return Object.assign(async (overrides: Record<string, unknown> = {}) => {
+  return Object.assign(async (overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
       body: chatBody({ model: 'm', ...overrides }),
     });
     expect(response.status).toBe(200);
@@ -91,6 +91,19 @@ describe('engine-aware routing through the gateway', () => {
     for (let session = 0; session < 30; session++) await post({ prompt_cache_key: `session-${session}`, messages: [{ role: 'user', content: `turn of ${session}` }] });
     // Thirty conversations hash over all three engines.
     expect(engines.map(served).every((count) => count > 0)).toBe(true);
+  });
+
+  it('an x-munja-session header keeps a conversation to one engine, whatever its body says', async () => {
+    const engines = [await engine(IDLE), await engine(IDLE), await engine(IDLE)];
+    const post = await gatewayOver(engines);
+    // Every turn has another prompt and user: only the header ties them together.
+    await expect.poll(async () => {
+      for (const each of engines) each.mock.reset();
+      for (let turn = 0; turn < 8; turn++) {
+        await post({ user: `user-${turn}`, messages: [{ role: 'user', content: `turn ${turn}` }] }, { 'x-munja-session': 'agent-run-1' });
+      }
+      return engines.map(served).sort();
+    }).toEqual([0, 0, 8]);
   });
 
   it('failover still works: a failed attempt on the less loaded engine is retried on the other', async () => {

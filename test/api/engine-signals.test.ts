@@ -15,11 +15,11 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-function upstreamAt(baseUrl: string): UpstreamConfig {
+function upstreamAt(baseUrl: string, engine: UpstreamConfig['engine'] = 'vllm'): UpstreamConfig {
   const url = new URL(baseUrl);
   return {
     baseUrl, origin: url.origin, chatPath: '/v1/chat/completions', responsesPath: '/v1/responses', messagesPath: '/v1/messages', api: ['chat'],
-    model: 'mock-model', apiKey: null, weight: 1, maxConnections: 64, engine: 'vllm', saturation: DEFAULT_ENGINE_SATURATION,
+    model: 'mock-model', apiKey: null, weight: 1, maxConnections: 64, engine, saturation: DEFAULT_ENGINE_SATURATION,
   };
 }
 
@@ -31,10 +31,10 @@ function modelOf(upstreams: UpstreamConfig[]): ModelConfig {
 }
 
 /** A mock engine whose page is `page()`, and signals on the default settings with a clock the test moves. */
-async function engineWith(page: () => string | number) {
-  const mock = await startMockUpstream({ metrics: page });
+async function engineWith(page: () => string | number, slots?: () => string | number, engine: UpstreamConfig['engine'] = 'vllm') {
+  const mock = await startMockUpstream({ metrics: page, slots });
   closers.push(() => mock.close());
-  const upstream = upstreamAt(mock.baseUrl);
+  const upstream = upstreamAt(mock.baseUrl, engine);
   const clock = { now: 0 };
   const warnings: string[] = [];
   const log = { warn: (_: object, message: string) => warnings.push(message), info: () => {} };
@@ -43,7 +43,77 @@ async function engineWith(page: () => string | number) {
   return { mock, upstream, clock, signals, warnings };
 }
 
+const slotsPage = (busy: readonly boolean[]) => () => JSON.stringify(busy.map((processing, id) => ({ id, is_processing: processing })));
+
 describe('EngineSignals', () => {
+  it("reads a llama.cpp server without --metrics from its /slots: saturated once no slot is idle", async () => {
+    let busy = [true, false, false, false];
+    const { upstream, signals, warnings } = await engineWith(() => 404, () => slotsPage(busy)(), 'llamacpp');
+    await signals.pollOnce();
+    expect(signals.load(upstream)).toEqual({ waiting: 0, running: 1, kvCacheUsage: 0, idleSlots: 3 });
+    expect(signals.saturation(upstream)).toBe(0.25);
+    // This process's requests sent since fill the idle slots, then wait against queueDepth.
+    for (let i = 0; i < 3; i++) signals.began(upstream);
+    expect(signals.saturation(upstream)).toBe(1);
+    signals.began(upstream);
+    expect(signals.saturation(upstream)).toBe(1 + 1 / DEFAULT_ENGINE_SATURATION.queueDepth);
+    busy = [true, true, true, true];
+    await signals.pollOnce();
+    expect(signals.saturation(upstream)).toBe(1);
+    expect(warnings).toEqual([]);
+  });
+
+  it('recognises an `auto` engine by the names on its metrics page, or by its slots, and polls it as that engine', async () => {
+    const vllm = await engineWith(() => vllmMetricsText({ waiting: 4, running: 1, kvCacheUsage: 0.1 }), undefined, 'auto');
+    // Not yet recognised: no signals (scored by the requests in flight), unlike a declared engine's Infinity.
+    expect(vllm.signals.saturation(vllm.upstream)).toBeNull();
+    await vllm.signals.pollOnce();
+    expect(vllm.signals.saturation(vllm.upstream)).toBe(0.5);
+    expect(vllm.signals.stats()).toMatchObject([{ engine: 'vllm', stale: false }]);
+    const sglang = await engineWith(() => 'sglang:num_queue_reqs{model_name="m"} 8\nsglang:num_running_reqs{model_name="m"} 3\nsglang:token_usage{model_name="m"} 0.2\n', undefined, 'auto');
+    await sglang.signals.pollOnce();
+    expect(sglang.signals.load(sglang.upstream)).toEqual({ waiting: 8, running: 3, kvCacheUsage: 0.2 });
+    expect(sglang.signals.stats()).toMatchObject([{ engine: 'sglang' }]);
+    const llama = await engineWith(() => 404, slotsPage([true, false]), 'auto');
+    await llama.signals.pollOnce();
+    expect(llama.signals.saturation(llama.upstream)).toBe(0.5);
+    expect(llama.signals.stats()).toMatchObject([{ engine: 'llamacpp' }]);
+  });
+
+  it('an `auto` engine that shows none of the pages has no signals and is not polled again', async () => {
+    let polls = 0;
+    const { upstream, signals, warnings } = await engineWith(() => {
+      polls++;
+      return '# a page of another server\nhttp_requests_total 12\n';
+    }, undefined, 'auto');
+    await signals.pollOnce();
+    await signals.pollOnce();
+    expect(polls).toBe(1);
+    expect(signals.saturation(upstream)).toBeNull();
+    expect(signals.stats()).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('an `auto` engine that cannot be reached at start is tried again at the next poll', async () => {
+    let page: string | number = 503;
+    const { upstream, signals } = await engineWith(() => page, undefined, 'auto');
+    await signals.pollOnce();
+    expect(signals.saturation(upstream)).toBeNull();
+    page = vllmMetricsText({ waiting: 8, running: 1, kvCacheUsage: 0.1 });
+    await signals.pollOnce();
+    expect(signals.saturation(upstream)).toBe(1);
+  });
+
+  it('reads /slots only for llama.cpp, and only when the metrics page is missing rather than failing', async () => {
+    const vllm = await engineWith(() => 404, slotsPage([false]));
+    await vllm.signals.pollOnce();
+    expect(vllm.signals.saturation(vllm.upstream)).toBe(Infinity);
+    const failing = await engineWith(() => 500, slotsPage([false]), 'llamacpp');
+    await failing.signals.pollOnce();
+    expect(failing.signals.saturation(failing.upstream)).toBe(Infinity);
+    expect(failing.signals.failedPolls).toBe(1);
+  });
+
   it('reads the load from the engine and scores the worse of queue and KV cache against the thresholds', async () => {
     let load: VllmLoad = { waiting: 4, running: 10, kvCacheUsage: 0.45 };
     const { upstream, signals } = await engineWith(() => vllmMetricsText(load));

@@ -34,6 +34,8 @@ export interface MockUpstreamOptions {
    * fail with. Not counted among the requests. Unset: 404.
    */
   readonly metrics?: () => string | number;
+  /** GET /slots (llama.cpp's slots, a JSON array): the page, or a status to fail with. Not counted among the requests. Unset: 404. */
+  readonly slots?: () => string | number;
 }
 
 export interface MockUpstream {
@@ -93,6 +95,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     const raw = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://mock').pathname;
     if (req.method === 'GET' && path === '/metrics' && options.metrics !== undefined) return sendMetrics(res, options.metrics());
+    if (req.method === 'GET' && path === '/slots' && options.slots !== undefined) return sendMetrics(res, options.slots());
     const body = parseJson(raw);
     const record = newRecord(req, path, body, raw);
     totals.requests++;

@@ -27,8 +27,9 @@ describe('the configuration reference', () => {
 
   it('gives as defaults what the loader applies to a file that sets nothing', () => {
     const config = loadConfig({});
-    const { upstream, resilience, engineSignals, limits, engine, responses, dashboard, ...server } = config;
-    const loaded: Record<string, unknown> = { server: { ...server, dashboard }, upstream: { ...upstream, ...resilience, engineSignals }, limits, engine, responses };
+    const { upstream, resilience, engineSignals, limits, priority, queue, engine, responses, dashboard, ...server } = config;
+    // The file's limits.priority and limits.queue load beside the rate limits; a band's default is `priority.default`.
+    const loaded: Record<string, unknown> = { server: { ...server, dashboard }, upstream: { ...upstream, ...resilience, engineSignals }, limits: { ...limits, priority: priority.default, queue }, engine, responses };
     let compared = 0;
     for (const [path, schema] of settingsOf(CONFIG_FILE_SCHEMA)) {
       if (!('default' in schema) || !(path.split('.')[0]! in loaded)) continue;

@@ -67,8 +67,24 @@ describe('loadConfig', () => {
     ['an upstream API listed twice', { models: { pro: { upstreams: [{ baseUrl: 'http://x/v1', api: ['chat', 'chat'] }] } } }, /models\.pro\.upstreams\.0\.api must NOT have duplicate items/],
     ['an upstream without chat', { models: { pro: { upstreams: [{ baseUrl: 'http://x/v1', api: ['responses'] }] } } }, /models\.pro\.upstreams\.0\.api must include "chat"/],
     ['an upstream URL without its scheme', { models: { pro: { upstreams: [{ baseUrl: 'localhost:8000/v1' }] } } }, /baseUrl must be an http:\/\/ or https:\/\/ URL, scheme included/],
+    ['an unknown priority band', { limits: { priority: 'urgent' } }, /limits\.priority/],
+    ['an unknown priority band for a key', { limits: { priority: { keys: { key_a: 'urgent' } } } }, /limits\.priority/],
+    ['a queue deadline of 0', { limits: { queue: { timeoutMs: 0 } } }, /limits\.queue\.timeoutMs/],
+    ['an upstream cap of 0', { models: { pro: { upstreams: [{ baseUrl: 'http://x/v1', maxConcurrent: 0 }] } } }, /models\.pro\.upstreams\.0\.maxConcurrent/],
   ])('refuses a config file with %s, naming the field', (_name, content, message) => {
     expect(() => loadConfig({ MUNJA_CONFIG: configFile(content) })).toThrow(message);
+  });
+
+  it('chooses by load, and queues, the upstreams of a model where one declares an engine or a maxConcurrent', () => {
+    const config = loadConfig({ MUNJA_CONFIG: configFile({ models: {
+      capped: { upstreams: [{ baseUrl: 'http://a/v1', maxConcurrent: 4 }, { baseUrl: 'http://b/v1' }] },
+      plain: { upstreams: [{ baseUrl: 'http://c/v1' }] },
+    } }) });
+    const target = (id: string) => config.models.find((model) => model.id === id)!.target;
+    expect(target('capped')).toMatchObject({ kind: 'upstreams', engineAware: true, upstreams: [{ maxConcurrent: 4 }, {}] });
+    expect(target('capped')).not.toHaveProperty('upstreams.1.maxConcurrent');
+    expect(target('plain')).not.toHaveProperty('engineAware');
+    expect(config.queue).toEqual({ maxWaiting: 1000, timeoutMs: 10_000 });
   });
 
   it('reads the route policy and the resilience settings, keeping the timeouts apart', () => {

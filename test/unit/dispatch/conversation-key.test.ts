@@ -16,6 +16,13 @@ describe('conversationKey', () => {
     expect(conversationKey(request({}, messages))).toMatch(/^p:[0-9a-z]+$/);
   });
 
+  it('takes the x-munja-session header before anything in the body, and bounds it like a body key', () => {
+    const messages = [SYSTEM, { role: 'user', content: 'fix the bug' }];
+    expect(conversationKey(request({ prompt_cache_key: 'abc', user: 'u1' }, messages), 'agent-run-7')).toBe('s:agent-run-7');
+    expect(conversationKey(request({ prompt_cache_key: 'abc' }, messages), '')).toBe('k:abc');
+    expect(conversationKey(request({}, messages), 'x'.repeat(10_000))!.length).toBeLessThan(40);
+  });
+
   it("the turns of one conversation share the prompt's key; another first question gets another", () => {
     const first = [SYSTEM, { role: 'user', content: 'fix the bug' }];
     const later = [...first, { role: 'assistant', content: 'done' }, { role: 'user', content: 'now the tests' }];

@@ -179,3 +179,53 @@ describe('EngineChoice with prefix affinity', () => {
     expect(choice.remembered).toBe(0);
   });
 });
+
+describe('EngineChoice: when the upstreams are full (the admission queue waits)', () => {
+  it('is full at a saturated fresh sample, and not on a sample missing or stale (only the cap counts then)', () => {
+    const { signals, choice, upstreams } = setup(2);
+    const [a, b] = upstreams as [UpstreamConfig, UpstreamConfig];
+    // FakeSignals: no score set is a missing sample (Infinity).
+    expect(choice.isFull(a)).toBe(false);
+    signals.scores.set(a, 1.5);
+    signals.scores.set(b, 0.4);
+    expect(choice.isFull(a)).toBe(true);
+    expect(choice.isFull(b)).toBe(false);
+    expect(choice.allFull(upstreams)).toBe(false);
+    choice.pick(upstreams, null, null);
+    expect(choice.full).toBe(false);
+    signals.scores.set(b, 1);
+    expect(choice.allFull(upstreams)).toBe(true);
+    choice.pick(upstreams, null, null);
+    expect(choice.full).toBe(true);
+  });
+
+  it('is full at maxConcurrent in flight, with or without an engine, and its saturation counts that share', () => {
+    const { inFlight, signals, choice } = setup(0);
+    const capped: UpstreamConfig = { ...upstream('capped', undefined), maxConcurrent: 2 };
+    const engineCapped: UpstreamConfig = { ...upstream('engine-capped'), maxConcurrent: 2 };
+    signals.scores.set(capped, null);
+    signals.scores.set(engineCapped, 0.1);
+    inFlight.begin(capped);
+    inFlight.begin(engineCapped);
+    expect(choice.isFull(capped)).toBe(false);
+    expect(choice.saturation(capped)).toBe(0.5);
+    expect(choice.saturation(engineCapped)).toBe(0.5);
+    inFlight.begin(capped);
+    inFlight.begin(engineCapped);
+    expect(choice.isFull(capped)).toBe(true);
+    expect(choice.isFull(engineCapped)).toBe(true);
+    expect(choice.saturation(capped)).toBe(1);
+  });
+
+  it('is never full with no healthy upstream: the request then fails at once, as without a queue', () => {
+    const { health, signals, choice, upstreams } = setup(1);
+    const [a] = upstreams as [UpstreamConfig];
+    signals.scores.set(a, 2);
+    expect(choice.allFull(upstreams)).toBe(true);
+    health.begin(a);
+    health.end(a, 'failed');
+    expect(choice.allFull(upstreams)).toBe(false);
+    choice.pick(upstreams, null, null);
+    expect(choice.full).toBe(false);
+  });
+});

@@ -46,6 +46,11 @@ describe('reading a request head', () => {
     expect(ambiguousFraming(head)).toBe(false);
   });
 
+  it('gives the x-munja-session header from the walk, and none on the next request without it', () => {
+    expect(readRequestHead(request([['content-length', '2'], ['x-munja-session', 'run-1']]), true, false).session).toBe('run-1');
+    expect(readRequestHead(request([['content-length', '2']]), true, false).session).toBe('');
+  });
+
   it('gives X-Forwarded-For only when the client address is taken from it', () => {
     const lines: Array<[string, string]> = [['content-length', '2'], ['x-forwarded-for', '192.0.2.1']];
     expect(readRequestHead(request(lines), true, false).forwardedFor).toBe('');

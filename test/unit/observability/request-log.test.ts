@@ -9,7 +9,7 @@ function contextOf(fields: Partial<Record<keyof RequestContext, unknown>> = {}):
   return {
     requestId: 'req_1', method: 'POST', path: '/v1/chat/completions', route: '/v1/chat/completions', clientAddress: '127.0.0.1',
     status: 200, errorCode: null, aborted: false, finished: true, keyId: 'key_1', model: 'default', stream: false,
-    promptTokens: 12, completionTokens: 34, firstByteMs: null, elapsedMs: () => 1.23456, trace: null, ...fields,
+    promptTokens: 12, completionTokens: 34, firstByteMs: null, queuedMs: null, elapsedMs: () => 1.23456, trace: null, ...fields,
   } as unknown as RequestContext;
 }
 
@@ -32,6 +32,13 @@ describe('the request log line', () => {
       completionTokens: 34, durationMs: 1.23, firstByteMs: null, errorCode: null, clientClosed: false, msg: 'request',
     });
     expect(Object.keys(line).slice(0, 3)).toEqual(['level', 'time', 'pid']);
+  });
+
+  it('gives the time spent in the admission queue, in ms, after the duration, when the request waited', () => {
+    const line = lineOf(contextOf({ queuedMs: 1234.5678 }))!;
+    expect(line.queueMs).toBe(1234.57);
+    expect(Object.keys(line).indexOf('queueMs')).toBe(Object.keys(line).indexOf('durationMs') + 1);
+    expect(lineOf(contextOf())).not.toHaveProperty('queueMs');
   });
 
   it('escapes what a client sends (quotes, control characters, any script) and masks keys in it', () => {

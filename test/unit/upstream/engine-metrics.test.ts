@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINE_METRICS, readEngineLoad } from '../../../src/upstream/engine-metrics.ts';
+import { ENGINE_METRICS, readEngineLoad, readSlotsLoad } from '../../../src/upstream/engine-metrics.ts';
 import { vllmMetricsText } from '../../helpers/mock-upstream-vllm.ts';
 
 describe('readEngineLoad', () => {
@@ -50,5 +50,20 @@ describe('readEngineLoad', () => {
     ].join('\n');
     // A share above 1 is read as a full cache.
     expect(readEngineLoad(ENGINE_METRICS.vllm, page)).toEqual({ waiting: 3, running: 0, kvCacheUsage: 1 });
+  });
+});
+
+describe('readSlotsLoad', () => {
+  it("reads llama.cpp's busy and idle slots, as `is_processing` or, on older servers, `state`", () => {
+    const current = JSON.stringify([{ id: 0, is_processing: true, n_ctx: 4096 }, { id: 1, is_processing: false }, { id: 2, is_processing: true }]);
+    expect(readSlotsLoad(current)).toEqual({ waiting: 0, running: 2, kvCacheUsage: 0, idleSlots: 1 });
+    const older = JSON.stringify([{ id: 0, state: 0 }, { id: 1, state: 1 }]);
+    expect(readSlotsLoad(older)).toEqual({ waiting: 0, running: 1, kvCacheUsage: 0, idleSlots: 1 });
+  });
+
+  it('has no load for a page that is not a list of slots', () => {
+    for (const page of ['', 'not json', '{}', '[]', '[1, 2]', JSON.stringify([{ id: 0 }]), JSON.stringify({ error: { code: 501 } })]) {
+      expect(readSlotsLoad(page), page).toBeNull();
+    }
   });
 });
