@@ -7,7 +7,7 @@ import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { KeyEvent } from '../store/key-events.ts';
-import type { KeyWithAccount, Store } from '../store/store.ts';
+import type { KeyCacheMode, KeyWithAccount, Store } from '../store/store.ts';
 import { digestApiKey, hasValidFormat } from './api-key.ts';
 import { KeyCache } from './key-cache.ts';
 import { missingKey, notAMunjaKey, notBearer, unknownOrRevoked } from './key-refusals.ts';
@@ -18,6 +18,8 @@ export interface Principal {
   /** Model ids the key may use; null means all. */
   readonly models: ReadonlySet<string> | null;
   readonly limits: RateLimits;
+  /** The key's response-cache setting (ApiKeyRecord.cache); absent or null: the model and the header decide. */
+  readonly cache?: KeyCacheMode | null;
 }
 
 /** An admin key's lookup is a refusal everywhere but the admin API, which reads its `admin` principal. */
@@ -146,6 +148,7 @@ export class Authenticator {
       accountId: key.accountId,
       models: key.models === null ? null : new Set(key.models),
       limits: { rpm: key.limits.rpm ?? this.#defaults.rpm, tpm: key.limits.tpm ?? this.#defaults.tpm },
+      cache: key.cache ?? null,
     };
     return key.admin ? { error: new ApiError('admin_key_not_allowed'), admin: principal } : { principal };
   }

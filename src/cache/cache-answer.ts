@@ -31,13 +31,14 @@ export function lookUpCache(cache: ResponseCache, catalog: ModelCatalog, ctx: Re
 }
 
 /**
- * The key of the request's exact bytes when the cache may answer it by them (no header, or `on`),
- * else null. The bytes of a request seen before are answered from the cache without being parsed
- * (ResponseCache.exactHit): they were validated when first seen.
+ * The key of the request's exact bytes when the cache may answer it by them (no header, or `on`,
+ * and a key not barred from the cache), else null. The bytes of a request seen before are answered
+ * from the cache without being parsed (ResponseCache.exactHit): they were validated when first seen.
  */
 export function exactKeyOf(cache: ResponseCache, ctx: RequestContext, principal: Principal, bytes: Uint8Array | ArrayBuffer): string | null {
   const header = ctx.cacheHeader;
-  return header === '' || header === 'on' ? cache.exactKey(principal.accountId, header, bytes) : null;
+  const keyMode = principal.cache ?? '';
+  return (header === '' || header === 'on') && keyMode !== 'off' ? cache.exactKey(principal.accountId, header, keyMode, bytes) : null;
 }
 
 /** Answers `ctx` with a cached reply, once the rate limiter has counted it. */

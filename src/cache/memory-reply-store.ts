@@ -9,8 +9,17 @@ interface Stored {
   readonly expiresAt: number;
 }
 
-/** Which entries a purge drops: every one, an account's, or those an API key filled. */
-export type PurgeScope = { readonly all: true } | { readonly accountId: string } | { readonly keyId: string };
+/**
+ * Which entries a purge drops: every one, an account's, or those an API key filled (entries are
+ * the account's, shared by its keys; a key's purge drops the ones its requests stored).
+ */
+export type PurgeScope = { readonly all: true } | { readonly accountId: string; readonly keyId?: undefined } | { readonly keyId: string; readonly accountId: string };
+
+/** What the audit log names as a purge's target: `all`, the account id, or the key id. */
+export function purgeTarget(scope: PurgeScope): string {
+  if ('all' in scope) return 'all';
+  return scope.keyId ?? scope.accountId;
+}
 
 /** Where replies are kept: this process's memory, or Redis (redis-reply-store.ts). */
 export interface ReplyStore {
@@ -75,7 +84,7 @@ export class MemoryReplyStore implements ReplyStore {
     let dropped = 0;
     for (const [key, stored] of this.#entries) {
       const { reply } = stored;
-      if ('all' in scope || ('accountId' in scope ? reply.accountId === scope.accountId : reply.keyId === scope.keyId)) {
+      if ('all' in scope || (scope.keyId === undefined ? reply.accountId === scope.accountId : reply.keyId === scope.keyId)) {
         this.delete(key);
         dropped++;
       }

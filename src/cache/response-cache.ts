@@ -5,9 +5,10 @@
 // answer, for at most singleFlightWaitMs; a first one that fails releases them to call on their own.
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.ts';
-import type { CacheConfig, ModelConfig } from '../config/config-types.ts';
+import type { CacheConfig, ModelCacheConfig, ModelConfig } from '../config/config-types.ts';
 import { DEFAULT_CACHE_TTL_SECONDS } from '../config/default-config.ts';
 import { ApiError } from '../errors/api-error.ts';
+import type { KeyCacheMode } from '../store/store.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { type CacheForm, cacheKey } from './cache-key.ts';
 import { CacheFill } from './cache-fill.ts';
@@ -67,8 +68,8 @@ export class ResponseCache {
    */
   lookUp(directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string, exact: string | null = null): CacheLookup | Promise<CacheLookup> | null {
     const settings = model.cache ?? null;
-    const enabled = directive === 'on' || directive === 'refresh' || (directive === '' && settings?.enabled === true);
-    if (!enabled) return settings?.enabled === true || directive !== '' ? BYPASS : null;
+    const use = cacheUse(directive, principal.cache ?? null, settings);
+    if (use !== 'use') return use === null ? null : BYPASS;
     if ((settings?.deterministicOnly ?? true) && request.temperature !== 0 && request.seed === null) return BYPASS;
     const form: CacheForm = !request.stream ? 'json' : request.includeUsage ? 'stream+usage' : 'stream';
     const key = cacheKey({ accountId: principal.accountId, protocol, model: model.id, form, body: request.body as unknown as Record<string, unknown> });
@@ -94,11 +95,11 @@ export class ResponseCache {
   }
 
   /**
-   * The key of a request's exact bytes, as the account sent them with this header: the same bytes
-   * again are the same request, so a repeat is answered without parsing them.
+   * The key of a request's exact bytes, as the account sent them with this header and its key's
+   * cache setting: the same bytes again are the same request, so a repeat is answered without parsing them.
    */
-  exactKey(accountId: string, header: string, body: Uint8Array | ArrayBuffer): string {
-    return createHash('sha256').update(`${accountId}\n${header}\n`).update(body instanceof ArrayBuffer ? new Uint8Array(body) : body).digest('base64url');
+  exactKey(accountId: string, header: string, keyMode: string, body: Uint8Array | ArrayBuffer): string {
+    return createHash('sha256').update(`${accountId}\n${header}\n${keyMode}\n`).update(body instanceof ArrayBuffer ? new Uint8Array(body) : body).digest('base64url');
   }
 
   /** The reply for bytes seen before, if it is still kept and the key may use its model. */
@@ -150,6 +151,19 @@ export class ResponseCache {
       });
     });
   }
+}
+
+/**
+ * Whether the cache takes a request, before the determinism rule: `use` it, `bypass` it (the answer
+ * says so), or null when it has nothing to do with it (no header, neither the key nor the model
+ * turns it on). A key set `off` is barred whatever the header says; a key set `on` turns it on for
+ * every model, as the header `on` does for one request; `x-munja-cache: off` still wins over both.
+ */
+export function cacheUse(directive: CacheDirective, keyMode: KeyCacheMode | null, settings: ModelCacheConfig | null): 'use' | 'bypass' | null {
+  const modelOn = settings?.enabled === true;
+  if (keyMode === 'off') return modelOn || directive !== '' ? 'bypass' : null;
+  if (directive === 'on' || directive === 'refresh' || (directive === '' && (modelOn || keyMode === 'on'))) return 'use';
+  return modelOn || keyMode === 'on' || directive !== '' ? 'bypass' : null;
 }
 
 /** The header's value; anything else is refused as the client's error. */

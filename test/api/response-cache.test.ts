@@ -4,6 +4,7 @@
 // never are; accounts never share entries; concurrent identical misses call the upstream once.
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { adminClient } from '../helpers/admin-client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type Answer, chunkEvent, contentEvent, FINISH_EVENT, type ScriptedUpstream, startScriptedUpstream, stream } from '../helpers/scripted-upstream.ts';
 
@@ -171,11 +172,16 @@ describe('what is never cached', () => {
     expect(calls).toBe(2);
   });
 
-  it('an upstream error', async () => {
+  it('an upstream error, whose answer says it was a miss', async () => {
     upstream.answer = json('{"error":{"message":"overloaded","type":"server_error","code":null}}', 500);
     const failed = await post({});
     expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(failed.headers.get('x-munja-cache')).toBe('miss');
     await failed.text();
+    const bypassed = await post({ temperature: 0.5 });
+    expect(bypassed.status).toBeGreaterThanOrEqual(500);
+    expect(bypassed.headers.get('x-munja-cache')).toBe('bypass');
+    await bypassed.text();
     upstream.answer = json(JSON_REPLY);
     const again = await post({});
     expect(again.headers.get('x-munja-cache')).toBe('miss');
@@ -314,5 +320,60 @@ describe('single flight', () => {
     expect(answered.map((response) => response.status).sort()).toEqual([200, 400]);
     await Promise.all(answered.map((response) => response.text()));
     expect(calls).toBe(2);
+  });
+});
+
+describe('purges, through the admin API', () => {
+  async function filled(body: Record<string, unknown>, apiKey = key): Promise<void> {
+    const response = await post(body, {}, apiKey);
+    expect(response.headers.get('x-munja-cache')).toBe('miss');
+    await response.text();
+  }
+
+  async function state(body: Record<string, unknown>, apiKey = key): Promise<string | null> {
+    const response = await post(body, {}, apiKey);
+    await response.text();
+    return response.headers.get('x-munja-cache');
+  }
+
+  it('drops the entries a key filled, an account\'s, or all, and audits each', async () => {
+    upstream.answer = json(JSON_REPLY);
+    const admin = await gateway.createKey({ accountEmail: 'root@example.com', admin: true });
+    const call = adminClient(gateway.origin, admin.key);
+    const sibling = await gateway.createKey();
+    const other = await gateway.createKey({ accountEmail: 'other@example.com' });
+    await filled({ seed: 1 });
+    await filled({ seed: 2 }, sibling.key);
+    await filled({ seed: 3 }, other.key);
+
+    const byKey = await call('DELETE', `/v1/admin/cache?key=${sibling.id}`);
+    expect(byKey).toEqual({ status: 200, body: { object: 'cache.purge', purged: 1 } });
+    expect(await state({ seed: 1 })).toBe('hit');
+    expect(await state({ seed: 2 })).toBe('miss');
+
+    const byAccount = await call('DELETE', '/v1/admin/cache?account=test@example.com');
+    expect(byAccount.body.purged).toBe(2);
+    expect(await state({ seed: 3 }, other.key)).toBe('hit');
+    expect(await state({ seed: 1 })).toBe('miss');
+
+    expect((await call('DELETE', '/v1/admin/cache?all=true')).body.purged).toBe(2);
+    expect(await state({ seed: 3 }, other.key)).toBe('miss');
+
+    const audit = await call('GET', '/v1/admin/audit?action=cache.purged');
+    expect(audit.body.data.map((entry: { target: string }) => entry.target).sort()).toEqual(['all', sibling.accountId, sibling.id].sort());
+  });
+
+  it('refuses a purge without exactly one scope, or of an unknown key or account', async () => {
+    const admin = await gateway.createKey({ accountEmail: 'root@example.com', admin: true });
+    const call = adminClient(gateway.origin, admin.key);
+    const none = await call('DELETE', '/v1/admin/cache');
+    expect(none.status).toBe(400);
+    expect(none.body.error.code).toBe('missing_required_parameter');
+    expect((await call('DELETE', `/v1/admin/cache?all=true&key=${keyId}`)).status).toBe(400);
+    expect((await call('DELETE', '/v1/admin/cache?all=yes')).body.error).toMatchObject({ code: 'invalid_value', param: 'all' });
+    expect((await call('DELETE', '/v1/admin/cache?key=key_nope')).body.error).toMatchObject({ code: 'key_not_found', param: 'key' });
+    expect((await call('DELETE', '/v1/admin/cache?account=nobody@example.com')).body.error).toMatchObject({ code: 'account_not_found', param: 'account' });
+    const ordinary = await adminClient(gateway.origin, key)('DELETE', '/v1/admin/cache?all=true');
+    expect(ordinary.body.error.code).toBe('admin_required');
   });
 });

@@ -101,7 +101,7 @@ describe('the in-memory store', () => {
     store.set('a', reply(10, 'acct_1', 'key_1'), 60_000);
     store.set('b', reply(10, 'acct_1', 'key_2'), 60_000);
     store.set('c', reply(10, 'acct_2', 'key_3'), 60_000);
-    expect(store.purge({ keyId: 'key_2' })).toBe(1);
+    expect(store.purge({ keyId: 'key_2', accountId: 'acct_1' })).toBe(1);
     expect(store.purge({ accountId: 'acct_1' })).toBe(1);
     expect(store.get('c')).toBeDefined();
     expect(store.purge({ all: true })).toBe(1);
