@@ -17,6 +17,8 @@ export interface CachedReply {
   /** Where each `created` value starts; its length is `createdLength`. */
   readonly createdAt: readonly number[];
   readonly createdLength: number;
+  /** It holds the reply's usage (a JSON `usage` object, a stream's usage chunk): cross-form replay needs it. */
+  readonly usage: boolean;
   /** The account and key whose request filled it: purges pick entries by them. */
   readonly accountId: string;
   readonly keyId: string;
@@ -25,6 +27,8 @@ export interface CachedReply {
 const ID_FIELD = Buffer.from('"id":"');
 const CREATED_FIELD = Buffer.from('"created":');
 const QUOTE = 0x22;
+// Inside a JSON string its quotes would be escaped: only the field itself matches.
+const USAGE_OBJECT = Buffer.from('"usage":{');
 
 /** The reply's bytes with its id and created values located. */
 export function cachedReply(form: ReplyForm, bytes: Buffer, accountId: string, keyId: string): CachedReply {
@@ -56,7 +60,7 @@ export function cachedReply(form: ReplyForm, bytes: Buffer, accountId: string, k
       createdAt = occurrences(bytes, field, CREATED_FIELD.length).filter((at) => !isDigit(bytes[at + createdLength]));
     }
   }
-  return { form, bytes, idAt, idPrefixLength, idLength, createdAt, createdLength, accountId, keyId };
+  return { form, bytes, idAt, idPrefixLength, idLength, createdAt, createdLength, usage: bytes.includes(USAGE_OBJECT), accountId, keyId };
 }
 
 /** A copy of the reply with a fresh id and `created` (now). */

@@ -13,6 +13,7 @@ import type { ChatRequest } from '../validation/chat-request.ts';
 import { type CacheForm, cacheKey } from './cache-key.ts';
 import { CacheFill } from './cache-fill.ts';
 import type { CachedReply } from './cached-reply.ts';
+import { inForm } from './cross-form.ts';
 import { MemoryReplyStore, type PurgeScope, type ReplyStore } from './memory-reply-store.ts';
 
 /** The request's `x-munja-cache` header, as read. */
@@ -34,7 +35,8 @@ interface Flight {
 interface ExactRequest {
   readonly key: string;
   readonly model: string;
-  readonly stream: boolean;
+  readonly protocol: string;
+  readonly form: CacheForm;
 }
 
 /** A hit found by the request's exact bytes, before they are parsed. */
@@ -65,33 +67,38 @@ export class ResponseCache {
    * What the cache does for `request` to `model` (the one the client named, resolved and allowed):
    * null when the cache has nothing to do with it (no header, the model does not cache), so the
    * answer carries no x-munja-cache header. A promise while an identical request is in flight.
+   * `keyBody`: what the entry is keyed by when not the chat body (another protocol's request as sent).
    */
-  lookUp(directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string, exact: string | null = null): CacheLookup | Promise<CacheLookup> | null {
+  lookUp(directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string, exact: string | null = null, keyBody?: Readonly<Record<string, unknown>>): CacheLookup | Promise<CacheLookup> | null {
     const settings = model.cache ?? null;
     const use = cacheUse(directive, principal.cache ?? null, settings);
     if (use !== 'use') return use === null ? null : BYPASS;
     if ((settings?.deterministicOnly ?? true) && request.temperature !== 0 && request.seed === null) return BYPASS;
     const form: CacheForm = !request.stream ? 'json' : request.includeUsage ? 'stream+usage' : 'stream';
-    const key = cacheKey({ accountId: principal.accountId, protocol, model: model.id, form, body: request.body as unknown as Record<string, unknown> });
+    const key = cacheKey({ accountId: principal.accountId, protocol, model: model.id, body: keyBody ?? request.body as unknown as Record<string, unknown> });
     const ttlMs = (settings?.ttlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
-    if (exact !== null) this.#rememberExact(exact, { key, model: request.model, stream: request.stream });
+    if (exact !== null) this.#rememberExact(exact, { key, model: request.model, protocol, form });
     if (directive === 'refresh') return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
-    const found = this.#get(key, principal.accountId);
+    const found = this.#get(key, principal.accountId, form, protocol);
     const afterLookUp = (reply: CachedReply | undefined): CacheLookup | Promise<CacheLookup> => {
       if (reply !== undefined) return { kind: 'hit', reply };
       const flight = this.#flights.get(key);
       if (flight === undefined || this.config.singleFlightWaitMs === 0) return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
-      return this.#afterFlight(flight).then(() => this.#get(key, principal.accountId)).then((filled) => (
+      return this.#afterFlight(flight).then(() => this.#get(key, principal.accountId, form, protocol)).then((filled) => (
         filled === undefined ? { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) } : { kind: 'hit', reply: filled }
       ));
     };
     return found instanceof Promise ? found.then(afterLookUp) : afterLookUp(found);
   }
 
-  /** An entry; a store that fails to answer (Redis down) is a miss, never the request's failure. */
-  #get(key: string, accountId: string): CachedReply | undefined | Promise<CachedReply | undefined> {
+  /**
+   * An entry in the form the request asks for; undefined when there is none or it cannot be given
+   * in that form. A store that fails to answer (Redis down) is a miss, never the request's failure.
+   */
+  #get(key: string, accountId: string, form: CacheForm, protocol: string): CachedReply | undefined | Promise<CachedReply | undefined> {
     const found = this.store.get(key, accountId);
-    return found instanceof Promise ? found.catch(() => undefined) : found;
+    if (!(found instanceof Promise)) return found === undefined ? undefined : inForm(found, form, protocol);
+    return found.then((reply) => (reply === undefined ? undefined : inForm(reply, form, protocol)), () => undefined);
   }
 
   /**
@@ -106,8 +113,8 @@ export class ResponseCache {
   exactHit(exact: string, principal: Principal): ExactHit | undefined | Promise<ExactHit | undefined> {
     const known = this.#exact.get(exact);
     if (known === undefined || (principal.models !== null && !principal.models.has(known.model))) return undefined;
-    const found = this.#get(known.key, principal.accountId);
-    const hit = (reply: CachedReply | undefined) => (reply === undefined ? undefined : { reply, model: known.model, stream: known.stream });
+    const found = this.#get(known.key, principal.accountId, known.form, known.protocol);
+    const hit = (reply: CachedReply | undefined) => (reply === undefined ? undefined : { reply, model: known.model, stream: known.form !== 'json' });
     return found instanceof Promise ? found.then(hit) : hit(found);
   }
 

@@ -63,6 +63,24 @@ function masked(text: string, id: string): string {
   return text.replaceAll(`"id":"${id}"`, '"id":"ID"').replace(/"created":\d+/g, '"created":0');
 }
 
+/** A chat stream's content, finish_reason, usage and chunk ids. */
+function joined(text: string): { content: string; finish: string | null; usage: unknown; ids: string[] } {
+  let content = '';
+  let finish: string | null = null;
+  let usage: unknown = null;
+  const ids: string[] = [];
+  for (const event of text.split('\n\n')) {
+    if (!event.startsWith('data: {')) continue;
+    const chunk = JSON.parse(event.slice(6));
+    ids.push(chunk.id);
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (choice?.delta?.content) content += choice.delta.content;
+    if (choice?.finish_reason) finish = choice.finish_reason;
+  }
+  return { content, finish, usage, ids };
+}
+
 function streamId(text: string): string {
   return /"id":"([^"]+)"/.exec(text)![1]!;
 }
@@ -141,13 +159,18 @@ describe('a streamed reply', () => {
     expect(secondText.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 
-  it('is kept apart from the JSON reply of the same request', async () => {
+  it('without its usage chunk does not answer a JSON request, which refills the entry', async () => {
     upstream.answer = counted(stream(contentEvent('Zagreb'), FINISH_EVENT, 'data: [DONE]\n\n'));
     await (await post({ stream: true })).text();
     upstream.answer = json(JSON_REPLY);
     const asJson = await post({});
     expect(asJson.headers.get('x-munja-cache')).toBe('miss');
     expect(JSON.parse(await asJson.text()).object).toBe('chat.completion');
+    expect(calls).toBe(2);
+    // The JSON reply now answers the stream too.
+    const streamed = await post({ stream: true });
+    expect(streamed.headers.get('x-munja-cache')).toBe('hit');
+    expect(joined(await streamed.text()).content).toBe('Zagreb, of course.');
     expect(calls).toBe(2);
   });
 
@@ -158,6 +181,64 @@ describe('a streamed reply', () => {
     expect(second.headers.get('x-munja-cache')).toBe('hit');
     const secondText = await second.text();
     expect(masked(secondText, streamId(secondText))).toBe(masked(firstText, streamId(firstText)));
+  });
+});
+
+describe('across forms', () => {
+  const USAGE = '{"prompt_tokens":9,"completion_tokens":6,"total_tokens":15}';
+  const TOOL_START = chunkEvent('{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"lookup","arguments":""}}]},"finish_reason":null}');
+  const TOOL_ARGS = chunkEvent('{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Zagreb\\"}"}}]},"finish_reason":null}');
+  const REASONING = chunkEvent('{"index":0,"delta":{"reasoning_content":"Croatia\'s capital"},"finish_reason":null}');
+  const USAGE_CHUNK = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"up-model","choices":[],"usage":${USAGE}}\n\n`;
+
+  it('serves a stored JSON reply to a stream, with its usage chunk when asked', async () => {
+    upstream.answer = json(JSON_REPLY);
+    const stored = JSON.parse(await (await post({})).text());
+    const streamed = await post({ stream: true, stream_options: { include_usage: true } });
+    expect(streamed.headers.get('x-munja-cache')).toBe('hit');
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    const text = await streamed.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    const { content, finish, usage, ids } = joined(text);
+    expect(content).toBe(stored.choices[0].message.content);
+    expect(finish).toBe('stop');
+    expect(usage).toEqual(stored.usage);
+    expect(new Set(ids).size).toBe(1);
+    expect(ids[0]).not.toBe(stored.id);
+    expect(calls).toBe(1);
+  });
+
+  it('serves a stored stream to a JSON request: text, reasoning, tool calls, finish_reason and usage joined', async () => {
+    upstream.answer = counted(stream(REASONING, contentEvent('Za'), contentEvent('greb'), TOOL_START, TOOL_ARGS,
+      chunkEvent('{"index":0,"delta":{},"finish_reason":"tool_calls"}'), USAGE_CHUNK, 'data: [DONE]\n\n'));
+    await (await post({ stream: true, stream_options: { include_usage: true } })).text();
+    const asJson = await post({});
+    expect(asJson.headers.get('x-munja-cache')).toBe('hit');
+    expect(asJson.headers.get('content-type')).toContain('application/json');
+    const body = await asJson.json();
+    expect(body).toMatchObject({
+      object: 'chat.completion',
+      choices: [{
+        index: 0, finish_reason: 'tool_calls',
+        message: {
+          role: 'assistant', content: 'Zagreb', reasoning_content: 'Croatia\'s capital',
+          tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'lookup', arguments: '{"city":"Zagreb"}' } }],
+        },
+      }],
+      usage: JSON.parse(USAGE),
+    });
+    expect(calls).toBe(1);
+  });
+
+  it('serves a stored stream with usage to a stream without, the same events but the usage chunk', async () => {
+    upstream.answer = counted(stream(contentEvent('Zagreb'), FINISH_EVENT, USAGE_CHUNK, 'data: [DONE]\n\n'));
+    const first = await (await post({ stream: true, stream_options: { include_usage: true } })).text();
+    const second = await post({ stream: true });
+    expect(second.headers.get('x-munja-cache')).toBe('hit');
+    const secondText = await second.text();
+    const withoutUsage = first.split('\n\n').filter((event) => !event.includes('"choices":[]')).join('\n\n');
+    expect(masked(secondText, streamId(secondText))).toBe(masked(withoutUsage, streamId(first)));
+    expect(calls).toBe(1);
   });
 });
 
