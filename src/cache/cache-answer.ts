@@ -22,12 +22,15 @@ export const CACHE_BYPASS: Readonly<Record<string, string>> = Object.freeze({ 'x
  * What the cache does for `request` (see ResponseCache.lookUp); null when nothing. The model is
  * resolved and checked against the key first, so a key never gets a reply for a model it may not use.
  */
-export function lookUpCache(cache: ResponseCache, catalog: ModelCatalog, ctx: RequestContext, principal: Principal, request: ChatRequest, protocol: string, exact: string | null): CacheLookup | Promise<CacheLookup> | null {
+export function lookUpCache(
+  cache: ResponseCache, catalog: ModelCatalog, ctx: RequestContext, principal: Principal, request: ChatRequest, protocol: string, exact: string | null,
+  keyBody?: Readonly<Record<string, unknown>> | null,
+): CacheLookup | Promise<CacheLookup> | null {
   const directive = cacheDirective(ctx.cacheHeader);
   const resolved = resolveModel(catalog, principal, request.model);
   const model = catalog.describe(resolved.publicId);
   if (model === undefined) return null;
-  return cache.lookUp(directive, principal, request, model, protocol, exact);
+  return cache.lookUp(directive, principal, request, model, protocol, exact, keyBody);
 }
 
 /**

@@ -2,7 +2,9 @@
 // the request body normalised, so that two requests the model answers the same way share it: fields
 // in any order, a parameter at its default the same as one left out, null the same as absent. How
 // it is answered (JSON or a stream) is not part of it: an entry is kept in the form it was first
-// answered in, and served in the other (cross-form.ts).
+// answered in, and served in the other (cross-form.ts). The Responses and Messages APIs echo more of
+// the request in their replies (metadata, the sampling settings): their bodies are keyed as sent,
+// only `stream` left out.
 import { createHash } from 'node:crypto';
 
 /** Fields that change how a reply is delivered or logged, not what it says. */
@@ -33,7 +35,7 @@ export interface CacheKeyParts {
 export function cacheKey(parts: CacheKeyParts): string {
   const hash = createHash('sha256');
   hash.update(`${parts.accountId}\n${parts.protocol}\n${parts.model}\n`);
-  hash.update(normalisedBody(parts.body));
+  hash.update(parts.protocol === 'chat' ? normalisedBody(parts.body) : formlessBody(parts.body));
   return hash.digest('base64url');
 }
 
@@ -47,6 +49,12 @@ export function normalisedBody(body: Readonly<Record<string, unknown>>): string 
     kept[name === 'max_completion_tokens' ? 'max_tokens' : name] = value;
   }
   return canonicalJson(kept);
+}
+
+/** The body as canonical JSON, `stream` left out. */
+function formlessBody(body: Readonly<Record<string, unknown>>): string {
+  const { stream: _stream, ...rest } = body;
+  return canonicalJson(rest);
 }
 
 function canonicalJson(value: unknown): string {

@@ -3,6 +3,7 @@
 // stored JSON completion as a stream (a role chunk, a chunk per text field, one per tool call, the
 // finish chunk, the usage chunk when asked, [DONE]), a stream with its usage chunk as one without
 // it. The content is the same either way; the result is replayed with a fresh id like any entry.
+// Another protocol's reply (a Response, a Message) is served in the form it was kept in only.
 import type { CacheForm } from './cache-key.ts';
 import { cachedReply, type CachedReply } from './cached-reply.ts';
 
@@ -34,10 +35,11 @@ interface Choice {
 export function inForm(reply: CachedReply, wanted: CacheForm, protocol: string): CachedReply | undefined {
   const needsUsage = wanted !== 'stream';
   const wantsStream = wanted !== 'json';
+  if (protocol !== 'chat') return (reply.form === 'stream') === wantsStream ? reply : undefined;
   if (reply.form === 'json' ? !wantsStream : wantsStream && reply.usage === needsUsage) return reply;
   if (needsUsage && !reply.usage) return undefined;
-  // Only chat completions are rebuilt; logprobs are not split or joined.
-  if (protocol !== 'chat' || reply.bytes.includes('"logprobs":{')) return undefined;
+  // Logprobs are not split or joined.
+  if (reply.bytes.includes('"logprobs":{')) return undefined;
   let bytes: string;
   if (reply.form === 'stream') bytes = wantsStream ? withoutUsageChunk(reply.bytes.toString()) : JSON.stringify(completionOf(reply.bytes.toString()));
   else bytes = streamOf(JSON.parse(reply.bytes.toString()) as Record<string, unknown>, needsUsage);

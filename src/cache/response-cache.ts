@@ -67,25 +67,30 @@ export class ResponseCache {
    * What the cache does for `request` to `model` (the one the client named, resolved and allowed):
    * null when the cache has nothing to do with it (no header, the model does not cache), so the
    * answer carries no x-munja-cache header. A promise while an identical request is in flight.
-   * `keyBody`: what the entry is keyed by when not the chat body (another protocol's request as sent).
+   * `keyBody`: what the entry is keyed by when not the chat body (another protocol's request as
+   * sent); null: a request that must not be answered from the cache nor fill it (`bypass`).
    */
-  lookUp(directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string, exact: string | null = null, keyBody?: Readonly<Record<string, unknown>>): CacheLookup | Promise<CacheLookup> | null {
+  lookUp(
+    directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string, exact: string | null = null,
+    keyBody?: Readonly<Record<string, unknown>> | null,
+  ): CacheLookup | Promise<CacheLookup> | null {
     const settings = model.cache ?? null;
     const use = cacheUse(directive, principal.cache ?? null, settings);
     if (use !== 'use') return use === null ? null : BYPASS;
+    if (keyBody === null) return BYPASS;
     if ((settings?.deterministicOnly ?? true) && request.temperature !== 0 && request.seed === null) return BYPASS;
     const form: CacheForm = !request.stream ? 'json' : request.includeUsage ? 'stream+usage' : 'stream';
     const key = cacheKey({ accountId: principal.accountId, protocol, model: model.id, body: keyBody ?? request.body as unknown as Record<string, unknown> });
     const ttlMs = (settings?.ttlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
     if (exact !== null) this.#rememberExact(exact, { key, model: request.model, protocol, form });
-    if (directive === 'refresh') return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
+    if (directive === 'refresh') return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream, protocol) };
     const found = this.#get(key, principal.accountId, form, protocol);
     const afterLookUp = (reply: CachedReply | undefined): CacheLookup | Promise<CacheLookup> => {
       if (reply !== undefined) return { kind: 'hit', reply };
       const flight = this.#flights.get(key);
-      if (flight === undefined || this.config.singleFlightWaitMs === 0) return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
+      if (flight === undefined || this.config.singleFlightWaitMs === 0) return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream, protocol) };
       return this.#afterFlight(flight).then(() => this.#get(key, principal.accountId, form, protocol)).then((filled) => (
-        filled === undefined ? { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) } : { kind: 'hit', reply: filled }
+        filled === undefined ? { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream, protocol) } : { kind: 'hit', reply: filled }
       ));
     };
     return found instanceof Promise ? found.then(afterLookUp) : afterLookUp(found);
@@ -128,11 +133,11 @@ export class ResponseCache {
     return this.store.purge(scope);
   }
 
-  #fill(key: string, ttlMs: number, principal: Principal, stream: boolean): CacheFill {
+  #fill(key: string, ttlMs: number, principal: Principal, stream: boolean, protocol: string): CacheFill {
     // The first miss of a key leads its flight; a later one (after a wait that timed out) fills too.
     const leads = !this.#flights.has(key);
     if (leads) this.#flights.set(key, { waiters: [] });
-    return new CacheFill(this, key, ttlMs, principal, stream ? 'stream' : 'json', leads);
+    return new CacheFill(this, key, ttlMs, principal, stream ? 'stream' : 'json', protocol, leads);
   }
 
   /** Stores a whole reply (CacheFill, once it is known whole); a store that fails keeps nothing. */
