@@ -1,5 +1,6 @@
 // bench/REPORT.md: the run, the side-by-side table in the shape, the targets judged, then
 // the details behind every figure.
+import { type CacheCost, cacheCostTable } from './cache-cost.ts';
 import type { ClosedLoopResult } from './closed-loop.ts';
 import type { FleetResults } from './fleet.ts';
 import { fleetGoals, fleetTable } from './fleet-report.ts';
@@ -28,6 +29,7 @@ export interface Results {
   soak?: SoakResult;
   rounds?: Round[];
   tracing?: TracingCost;
+  cache?: CacheCost;
 }
 
 function sideBySide(results: Results): string {
@@ -130,6 +132,10 @@ Each round starts Munja on the embedded store, then Munja on Redis (store and li
 ## What tracing costs (OpenTelemetry, OTLP/HTTP export)
 
 ${results.tracing === undefined ? 'Not run.' : tracingCostTable(results.tracing)}
+
+## What a response-cache hit costs
+
+${results.cache === undefined ? 'Not run.' : cacheCostTable(results.cache)}
 
 ## Two workers against one (Redis store and limiter)
 

@@ -22,8 +22,10 @@
 //   BENCH_SOAK_SECONDS [60]      soak length (600 for the 10-minute soak); BENCH_SOAK_CONCURRENCY [50]
 //   BENCH_SKIP                   comma-separated parts to leave out: nginx, portkey, paced, delivery,
 //                                sweep, rounds, local (the local engine in the rounds), rejects, tracing,
-//                                redis, workers, streams, soak
+//                                cache (a response-cache hit against the relayed request and nginx's
+//                                static file, BENCH_ROUNDS rounds), redis, workers, streams, soak
 // (`npm run bench:tracing` runs the tracing-cost rounds alone: bench/tracing-run.ts;
+// `npm run bench:cache` the response-cache rounds alone: bench/cache-hit.ts;
 // `npm run bench:allocation` the allocation count alone, also on another checkout: bench/allocation/run.ts;
 // `npm run bench:profile` where a request's CPU goes, Munja against the floor: bench/profile/run.ts)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +33,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunContext } from './closed-loop.ts';
+import { runCacheCost } from './cache-cost.ts';
 import { runFleet } from './fleet.ts';
 import { runManyStreams } from './many-streams.ts';
 import { type Peer, startNginx } from './peer/nginx.ts';
@@ -134,6 +137,9 @@ async function main(): Promise<void> {
     if (nginx !== undefined) stops.push(await stop(nginx.process));
     if (!settings.skip.has('tracing')) {
       results.tracing = await runTracingCost(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU) }, context, stops);
+    }
+    if (!settings.skip.has('cache')) {
+      results.cache = await runCacheCost(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU), rounds: settings.rounds }, context, stops);
     }
 
     if (!settings.skip.has('redis') || !settings.skip.has('workers')) {
