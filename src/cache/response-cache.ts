@@ -57,7 +57,7 @@ export class ResponseCache {
   readonly #flights = new Map<string, Flight>();
   readonly #exact = new Map<string, ExactRequest>();
 
-  constructor(config: CacheConfig, models: readonly ModelConfig[], store: ReplyStore = new MemoryReplyStore(config.maxBytes)) {
+  constructor(config: CacheConfig, models: readonly ModelConfig[], store: ReplyStore = new MemoryReplyStore(config.maxBytes, Math.floor(config.maxBytes * config.maxAccountShare))) {
     this.config = config;
     this.store = store;
     this.anyModel = models.some((model) => model.cache?.enabled === true);

@@ -45,7 +45,7 @@ describe('the cache decision with a key setting', () => {
   });
 
   it('stores and serves a key set on through a model without cache config', () => {
-    const cache = new ResponseCache({ maxBytes: 1_000_000, maxEntryBytes: 1_000_000, singleFlightWaitMs: 0 }, [plainModel]);
+    const cache = new ResponseCache({ maxBytes: 1_000_000, maxEntryBytes: 1_000_000, singleFlightWaitMs: 0, maxAccountShare: 1 }, [plainModel]);
     const key = keyWith('on');
     const first = cache.lookUp('', key, chat(0), plainModel, 'chat');
     if (first === null || first instanceof Promise || first.kind !== 'miss') throw new Error('expected a miss');
@@ -59,7 +59,7 @@ describe('the cache decision with a key setting', () => {
   });
 
   it('neither reads nor fills for a key set off', () => {
-    const cache = new ResponseCache({ maxBytes: 1_000_000, maxEntryBytes: 1_000_000, singleFlightWaitMs: 0 }, [cachingModel]);
+    const cache = new ResponseCache({ maxBytes: 1_000_000, maxEntryBytes: 1_000_000, singleFlightWaitMs: 0, maxAccountShare: 1 }, [cachingModel]);
     const filled = cache.lookUp('', keyWith(null), chat(0), cachingModel, 'chat');
     if (filled === null || filled instanceof Promise || filled.kind !== 'miss') throw new Error('expected a miss');
     filled.fill.finishJson('{"id":"chatcmpl-a","created":1,"choices":[{"finish_reason":"stop"}]}');

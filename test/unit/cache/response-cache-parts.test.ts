@@ -2,7 +2,7 @@
 // created, and the in-memory store's TTL, byte bound and purges.
 import { describe, expect, it } from 'vitest';
 import { cacheKey, normalisedBody } from '../../../src/cache/cache-key.ts';
-import { cachedReply, replay } from '../../../src/cache/cached-reply.ts';
+import { cachedReply, replay, replySize } from '../../../src/cache/cached-reply.ts';
 import { MemoryReplyStore } from '../../../src/cache/memory-reply-store.ts';
 
 const BASE = { accountId: 'acct_1', protocol: 'chat', model: 'm' } as const;
@@ -94,6 +94,29 @@ describe('the in-memory store', () => {
     const store = new MemoryReplyStore(100);
     store.set('a', reply(200), 60_000, 0);
     expect(store.size).toBe(0);
+  });
+
+  it('holds each account to its bound, evicting its own least recently used entries first', () => {
+    const one = reply(10);
+    const size = replySize(one);
+    // Room for four entries in all, two per account.
+    const store = new MemoryReplyStore(4 * size, 2 * size);
+    store.set('a1', reply(10, 'acct_a'), 60_000, 0);
+    store.set('b1', reply(10, 'acct_b'), 60_000, 0);
+    store.set('a2', reply(10, 'acct_a'), 60_000, 0);
+    expect(store.get('a1', 'acct_a', 1)).toBeDefined();
+    // acct_a is at its bound: its least recently used entry (a2, since a1 was just read) goes, not b1.
+    store.set('a3', reply(10, 'acct_a'), 60_000, 0);
+    expect(store.get('a2', 'acct_a', 1)).toBeUndefined();
+    expect(store.get('a1', 'acct_a', 1)).toBeDefined();
+    expect(store.get('a3', 'acct_a', 1)).toBeDefined();
+    expect(store.get('b1', 'acct_b', 1)).toBeDefined();
+    expect(store.bytes).toBe(3 * size);
+    // A reply over the account's bound is not kept.
+    store.set('big', reply(3 * size, 'acct_b'), 60_000, 0);
+    expect(store.get('big', 'acct_b', 1)).toBeUndefined();
+    expect(store.purge({ all: true })).toBe(3);
+    expect(store.bytes).toBe(0);
   });
 
   it('purges by account, by the key that filled an entry, or all', () => {
