@@ -40,7 +40,11 @@ export interface CacheCostOptions {
   readonly rounds: number;
 }
 
-/** The relayed chat request, or the same made cacheable and asked to be cached. */
+/**
+ * The relayed chat request, or the same made cacheable and asked to be cached. The JSON and the
+ * streamed requests differ by their seed, so that each has its own entry: otherwise the stream would
+ * be served from the JSON reply's entry, rebuilt (one content chunk), which is not the hit measured.
+ */
 function scenario(stream: boolean, cached: boolean): Scenario {
   const kind = stream ? 'stream' : 'json';
   return {
@@ -49,7 +53,7 @@ function scenario(stream: boolean, cached: boolean): Scenario {
     expectStatus: 200,
     request: (target) => {
       const request = chatRequest(target, kind, stream);
-      const body = { ...JSON.parse(request.body!), temperature: 0 };
+      const body = { ...JSON.parse(request.body!), temperature: 0, seed: stream ? 2 : 1 };
       return { ...request, headers: { ...request.headers, ...(cached ? { 'x-munja-cache': 'on' } : {}) }, body: JSON.stringify(body) };
     },
     check: (body, target) => (stream ? checkStream(body, target.replyModel(kind), STREAM_CHUNKS) : checkCompletion(body, target.replyModel(kind), REPLY_TEXT)),

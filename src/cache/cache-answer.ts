@@ -44,18 +44,20 @@ export function exactKeyOf(cache: ResponseCache, ctx: RequestContext, principal:
   return (header === '' || header === 'on') && keyMode !== 'off' ? cache.exactKey(principal.accountId, header, keyMode, bytes) : null;
 }
 
-/** Answers `ctx` with a cached reply, once the rate limiter has counted it. */
-export function answerFromCache(deps: CompletionServiceDeps, ctx: RequestContext, principal: Principal, reply: CachedReply): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+/** Answers `ctx` with a cached reply, once the rate limiter has counted it; `headers`: CACHE_HIT and any the endpoint adds. */
+export function answerFromCache(
+  deps: CompletionServiceDeps, ctx: RequestContext, principal: Principal, reply: CachedReply, headers: Readonly<Record<string, string>> = CACHE_HIT,
+): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
   const limits = admitCacheHit(deps, principal);
-  return limits instanceof Promise ? limits.then((state) => sendReply(ctx, state, reply)) : sendReply(ctx, limits, reply);
+  return limits instanceof Promise ? limits.then((state) => sendReply(ctx, state, reply, headers)) : sendReply(ctx, limits, reply, headers);
 }
 
-function sendReply(ctx: RequestContext, limits: RateLimitState, reply: CachedReply): typeof ENDS_LATER {
+function sendReply(ctx: RequestContext, limits: RateLimitState, reply: CachedReply, headers: Readonly<Record<string, string>>): typeof ENDS_LATER {
   ctx.rateLimits = limits;
   ctx.promptTokens = 0;
   const bytes = replay(reply);
-  if (reply.form === 'json') send(ctx, 200, bytes, CACHE_HIT);
-  else new SseWriter(ctx).end('', bytes, CACHE_HIT);
+  if (reply.form === 'json') send(ctx, 200, bytes, headers);
+  else new SseWriter(ctx).end('', bytes, headers);
   ctx.end();
   return ENDS_LATER;
 }

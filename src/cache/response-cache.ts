@@ -1,8 +1,10 @@
 // The response cache: which requests it answers, its entries, and single flight. A request is
-// cached when its model's config or its `x-munja-cache: on` header turns the cache on, nothing
-// turns it off, and (unless the model's config allows others) the model would answer it the same
-// way again: `temperature: 0`, or a `seed`. Concurrent identical misses wait for the first one's
-// answer, for at most singleFlightWaitMs; a first one that fails releases them to call on their own.
+// cached when its model's config, its key's setting or its `x-munja-cache: on` header turns the
+// cache on, nothing turns it off (the header `off`, a key set `off`), and (unless the model's config
+// allows others) the model would answer it the same way again: `temperature: 0`, or a `seed`. An
+// entry is found whatever form the request asks, and served in it when it can be (cross-form.ts).
+// Concurrent identical misses wait for the first one's answer, for at most singleFlightWaitMs; a
+// first one that fails releases them to call on their own.
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.ts';
 import type { CacheConfig, ModelCacheConfig, ModelConfig } from '../config/config-types.ts';

@@ -5,7 +5,7 @@
 // response cache keys a turn by its request as sent (ProtocolTurn.cacheKey) and keeps its reply in
 // the protocol's own shape, as the client got it.
 import type { Principal } from '../auth/authenticator.ts';
-import { answerFromCache, CACHE_BYPASS, CACHE_MISS, lookUpCache } from '../cache/cache-answer.ts';
+import { answerFromCache, CACHE_BYPASS, CACHE_HIT, CACHE_MISS, lookUpCache } from '../cache/cache-answer.ts';
 import type { CacheLookup } from '../cache/response-cache.ts';
 import { type ChatCompletionsDeps, left } from '../handlers/chat-completions.ts';
 import { admitCompletion } from '../dispatch/admission.ts';
@@ -120,7 +120,8 @@ function admitTurn(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Pr
 
 /** A turn the cache looked at: a hit is answered from it, a miss or a bypass runs (a miss's reply is kept). */
 function cached(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, turn: ProtocolTurn, lookup: CacheLookup): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
-  if (lookup.kind === 'hit') return answerFromCache(deps, ctx, principal, lookup.reply);
+  // A hit says what the turn's own headers say (the tools left out of the offer, …).
+  if (lookup.kind === 'hit') return answerFromCache(deps, ctx, principal, lookup.reply, turn.headers === undefined ? CACHE_HIT : { ...turn.headers, ...CACHE_HIT });
   ctx.cacheStatus = lookup.kind === 'miss' ? CACHE_MISS : CACHE_BYPASS;
   if (lookup.kind === 'miss') ctx.cacheFill = lookup.fill;
   try {

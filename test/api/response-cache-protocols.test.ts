@@ -115,6 +115,19 @@ describe('the Responses API', () => {
     expect(second).toContain('"type":"response.function_call_arguments.delta"');
   });
 
+  it('says on a hit which tools were taken out of the offer, as on the miss', async () => {
+    upstream.answer = json(JSON_REPLY);
+    const body = { tools: [...TOOLS_RESPONSES, { type: 'web_search' }] };
+    const first = await responses(body);
+    const omitted = first.headers.get('x-munja-omitted-tools');
+    expect(omitted).toContain('web_search');
+    await first.text();
+    const second = await responses(body);
+    expect(second.headers.get('x-munja-cache')).toBe('hit');
+    expect(second.headers.get('x-munja-omitted-tools')).toBe(omitted);
+    await second.text();
+  });
+
   it('never caches a Response that is stored or continues a stored one', async () => {
     upstream.answer = json(JSON_REPLY);
     const stored = await responses({ store: true });
