@@ -3,9 +3,11 @@
 // stored JSON completion as a stream (a role chunk, a chunk per text field, one per tool call, the
 // finish chunk, the usage chunk when asked, [DONE]), a stream with its usage chunk as one without
 // it. The content is the same either way; the result is replayed with a fresh id like any entry.
-// Another protocol's reply (a Response, a Message) is served in the form it was kept in only.
+// Another protocol's stream (a Response's, a Message's) answers a JSON request too (stream-to-json.ts);
+// its JSON reply answers only a JSON request.
 import type { CacheForm } from './cache-key.ts';
 import { cachedReply, type CachedReply } from './cached-reply.ts';
+import { jsonOfStream } from './stream-to-json.ts';
 
 /** Delta fields joined otherwise than text (every other string field is text, joined as it comes). */
 const ROLE = 'role';
@@ -29,21 +31,35 @@ interface Choice {
 
 /**
  * `reply` in the form a request asks for; undefined when it cannot be given whole from it (a stream
- * without its usage for a request that needs usage, a reply with logprobs, another protocol's reply
- * in another form), so that the request is a miss and its reply replaces the entry.
+ * without its usage for a request that needs usage, a reply with logprobs, another protocol's JSON
+ * reply for a stream, a reply that does not read as expected), so that the request is a miss and
+ * its reply replaces the entry.
  */
 export function inForm(reply: CachedReply, wanted: CacheForm, protocol: string): CachedReply | undefined {
   const needsUsage = wanted !== 'stream';
   const wantsStream = wanted !== 'json';
-  if (protocol !== 'chat') return (reply.form === 'stream') === wantsStream ? reply : undefined;
-  if (reply.form === 'json' ? !wantsStream : wantsStream && reply.usage === needsUsage) return reply;
+  if (servesAsKept(reply, protocol, wantsStream, needsUsage)) return reply;
+  try {
+    const bytes = protocol === 'chat' ? chatInForm(reply, wantsStream, needsUsage) : reply.form === 'stream' ? jsonOfStream(protocol, reply.bytes.toString()) : undefined;
+    return bytes === undefined ? undefined : cachedReply(wantsStream ? 'stream' : 'json', Buffer.from(bytes), reply.accountId, reply.keyId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The reply as it was kept is what the request asks for: its form, and for a chat stream its usage chunk or none. */
+function servesAsKept(reply: CachedReply, protocol: string, wantsStream: boolean, needsUsage: boolean): boolean {
+  if (reply.form === 'json') return !wantsStream;
+  return wantsStream && (protocol !== 'chat' || reply.usage === needsUsage);
+}
+
+/** A chat completion's reply rebuilt in the other form, or without its usage chunk. */
+function chatInForm(reply: CachedReply, wantsStream: boolean, needsUsage: boolean): string | undefined {
   if (needsUsage && !reply.usage) return undefined;
   // Logprobs are not split or joined.
   if (reply.bytes.includes('"logprobs":{')) return undefined;
-  let bytes: string;
-  if (reply.form === 'stream') bytes = wantsStream ? withoutUsageChunk(reply.bytes.toString()) : JSON.stringify(completionOf(reply.bytes.toString()));
-  else bytes = streamOf(JSON.parse(reply.bytes.toString()) as Record<string, unknown>, needsUsage);
-  return cachedReply(wantsStream ? 'stream' : 'json', Buffer.from(bytes), reply.accountId, reply.keyId);
+  if (reply.form === 'stream') return wantsStream ? withoutUsageChunk(reply.bytes.toString()) : JSON.stringify(completionOf(reply.bytes.toString()));
+  return streamOf(JSON.parse(reply.bytes.toString()) as Record<string, unknown>, needsUsage);
 }
 
 /** The payloads of a chat stream's `data:` events, [DONE] left out. */

@@ -1,7 +1,8 @@
 // The response cache on the Responses and Messages APIs, on the default settings with a model that
 // turns it on: a hit replays the reply as the client got it (JSON, or the stream's events) with a
-// fresh id (`resp_…`, `msg_…`) and, for a Response, now as its times; only whole replies are kept;
-// a Response that is stored or continues a stored one is never cached; protocols never share entries.
+// fresh id (`resp_…`, `msg_…`) and, for a Response, now as its times; a kept stream answers a JSON
+// request with the same content; only whole replies are kept; a Response that is stored or
+// continues a stored one is never cached; protocols never share entries.
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -180,9 +181,59 @@ describe('the Responses API', () => {
     expect(chat.headers.get('x-munja-cache')).toBe('miss');
     expect((await chat.json()).object).toBe('chat.completion');
     upstream.answer = counted(stream(contentEvent('Zagreb'), FINISH_EVENT, USAGE_CHUNK, 'data: [DONE]\n\n'));
+    // A kept JSON Response does not answer a stream: the stream is a miss and replaces it.
     const streamed = await responses({ stream: true });
     expect(streamed.headers.get('x-munja-cache')).toBe('miss');
     expect(await streamed.text()).toContain('response.completed');
+  });
+});
+
+describe('a kept stream answering a JSON request', () => {
+  const STREAMED = () => counted(stream(contentEvent('Za'), contentEvent('greb'), TOOL_START, TOOL_ARGS, TOOL_FINISH, USAGE_CHUNK, 'data: [DONE]\n\n'));
+  const AS_JSON = '{"id":"chatcmpl-up2","object":"chat.completion","created":1700000000,"model":"up-model","choices":[{"index":0,"message":{"role":"assistant","content":"Zagreb","tool_calls":[{"id":"call_abc","type":"function","function":{"name":"lookup","arguments":"{\\"city\\":\\"Zagreb\\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11}}';
+
+  /** The reply without its ids and times, which differ from one reply to the next. */
+  function content(reply: unknown): unknown {
+    return JSON.parse(JSON.stringify(reply), (name, value: unknown) => (name === 'id' || name === 'created_at' || name === 'completed_at' ? undefined : value));
+  }
+
+  async function relayedJson(path: string, headers: Record<string, string>, body: Record<string, unknown>): Promise<unknown> {
+    const other = await gateway.createKey({ accountEmail: 'other@example.com' });
+    upstream.answer = json(AS_JSON);
+    const response = await fetch(`${gateway.origin}${path}`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${other.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(response.headers.get('x-munja-cache')).toBe('miss');
+    return response.json();
+  }
+
+  it('is the Response its response.completed event carries', async () => {
+    upstream.answer = STREAMED();
+    await (await responses({ stream: true, tools: TOOLS_RESPONSES })).text();
+    const hit = await responses({ tools: TOOLS_RESPONSES });
+    expect(hit.headers.get('x-munja-cache')).toBe('hit');
+    expect(hit.headers.get('content-type')).toContain('application/json');
+    const body = await hit.json();
+    expect(body).toMatchObject({ object: 'response', status: 'completed' });
+    expect(body.id).toMatch(/^resp_/);
+    expect(calls).toBe(1);
+    // The same content as the JSON reply to the same answer.
+    const relayed = await relayedJson('/v1/responses', {}, { model: 'cached', input: 'Capital of Croatia?', temperature: 0, store: false, tools: TOOLS_RESPONSES });
+    expect(content(body)).toEqual(content(relayed));
+  });
+
+  it('is the Message its events build: text and tool_use blocks, stop_reason and usage', async () => {
+    upstream.answer = STREAMED();
+    await (await messages({ stream: true, tools: TOOLS_MESSAGES })).text();
+    const hit = await messages({ tools: TOOLS_MESSAGES });
+    expect(hit.headers.get('x-munja-cache')).toBe('hit');
+    const body = await hit.json();
+    expect(body).toMatchObject({
+      type: 'message', stop_reason: 'tool_use',
+      content: [{ type: 'text', text: 'Zagreb' }, { type: 'tool_use', name: 'lookup', input: { city: 'Zagreb' } }],
+    });
+    expect(body.id).toMatch(/^msg_/);
+    expect(calls).toBe(1);
+    const relayed = await relayedJson('/v1/messages', { 'anthropic-version': '2023-06-01' }, { model: 'cached', max_tokens: 100, messages: [{ role: 'user', content: 'Capital of Croatia?' }], temperature: 0, tools: TOOLS_MESSAGES });
+    expect(content(body)).toEqual(content(relayed));
   });
 });
 

@@ -117,10 +117,21 @@ describe('a stored stream with its usage chunk, for a stream without it', () => 
 });
 
 describe('what is not served across forms', () => {
-  it('a reply with logprobs, and another protocol\'s reply', () => {
+  it('a reply with logprobs, another protocol\'s JSON reply as a stream, a stream that does not read as its protocol\'s', () => {
     const withLogprobs = { ...JSON_REPLY, choices: [{ ...JSON_REPLY.choices[0], logprobs: { content: [] } }] };
     expect(inForm(entry('json', JSON.stringify(withLogprobs)), 'stream', 'chat')).toBeUndefined();
-    expect(inForm(entry('json', JSON.stringify(JSON_REPLY)), 'stream', 'responses')).toBeUndefined();
+    expect(inForm(entry('json', '{"id":"resp_1","object":"response","status":"completed"}'), 'stream', 'responses')).toBeUndefined();
+    // A chat stream is no Message stream; a Response stream without response.completed has no Response.
     expect(inForm(entry('stream', STREAM), 'json', 'messages')).toBeUndefined();
+    expect(inForm(entry('stream', 'event: response.created\ndata: {"type":"response.created","response":{"id":"resp_1"}}\n\n'), 'json', 'responses')).toBeUndefined();
+    expect(inForm(entry('stream', 'data: {not json\n\n'), 'json', 'responses')).toBeUndefined();
+    expect(inForm(entry('stream', 'data: {not json\n\ndata: [DONE]\n\n'), 'json', 'chat')).toBeUndefined();
+  });
+
+  it('but a Response stream answers a JSON request with the Response it completed with', () => {
+    const completed = '{"id":"resp_1","object":"response","created_at":1700000000,"status":"completed","output":[]}';
+    const kept = entry('stream', `event: response.created\ndata: {"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}\n\nevent: response.completed\ndata: {"type":"response.completed","sequence_number":1,"response":${completed}}\n\n`);
+    expect(inForm(kept, 'json', 'responses')?.bytes.toString()).toBe(completed);
+    expect(inForm(kept, 'stream', 'responses')).toBe(kept);
   });
 });
