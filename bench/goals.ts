@@ -2,6 +2,7 @@
 // (with the reason). Nothing is rounded in Munja's favour. The non-streaming CPU, throughput,
 // latency, allocation and local-engine targets are set against the floor relay (floor-goals.ts);
 // nginx stays the outside reference for streams.
+import { type CacheReply, HIT_GOAL, hitOverRelayed, medianCpu, replyLabel } from './cache-cost.ts';
 import { type ClosedLoopResult, cpuPerRequestUs } from './closed-loop.ts';
 import { MiB, mib, ms, ratio } from './format.ts';
 import type { PacedResult } from './paced-load.ts';
@@ -72,6 +73,20 @@ export function streamGoal(rounds: readonly Round[] | undefined, munja: Headline
   return { goal, measured: streamRatio === undefined ? 'nginx not measured' : `${ms(munja!.cpuPerStreamMs)} ms vs ${ms(nginx!.cpuPerStreamMs)} ms = ${ratio(streamRatio)}`, verdict: judge(streamRatio === undefined ? undefined : streamRatio <= STREAM_OVER_NGINX_LIMIT) };
 }
 
+/** A response-cache hit costs at most HIT_GOAL× the relayed request's CPU (medians of the rounds). */
+function cacheGoal(results: Results, reply: CacheReply): Goal {
+  const goal = `Response-cache hit ≤ ${HIT_GOAL}× a relayed request's CPU (${replyLabel(reply)})`;
+  const cost = results.cache;
+  if (cost === undefined) return { goal, measured: 'not run', verdict: 'not measured' };
+  const share = hitOverRelayed(cost, reply);
+  const nginx = medianCpu(cost, `static-${reply}`);
+  return {
+    goal,
+    measured: `${ratio(share)}: hit ${Math.round(medianCpu(cost, `cache-hit-${reply}`))} µs, relayed ${Math.round(medianCpu(cost, `relayed-${reply}`))} µs${Number.isNaN(nginx) ? '' : `, nginx's static file ${Math.round(nginx)} µs`} (medians of ${cost.rounds} rounds)`,
+    verdict: judge(Number.isNaN(share) ? undefined : share <= HIT_GOAL),
+  };
+}
+
 export function goals(results: Results): Goal[] {
   const nginx = headline(byName(results, 'nginx'));
   const munja = headline(byName(results, 'munja'));
@@ -101,6 +116,7 @@ export function goals(results: Results): Goal[] {
     // Descriptors: the pool's idle upstream connections come and go with the traffic; others must not stay.
     verdict: judge(soak === undefined ? undefined : soak.withinBudget && soak.end.fds - soak.end.upstreamConnections <= soak.start.fds - soak.start.upstreamConnections + 5),
   });
+  for (const reply of ['json', 'stream'] as const satisfies readonly CacheReply[]) list.push(cacheGoal(results, reply));
   const workers = results.workers === undefined ? undefined : results.workers.two.load.requestsPerSecond / results.workers.one.load.requestsPerSecond;
   list.push({ goal: 'MUNJA_WORKERS=2 ≥ 1.6× one worker (load generator elsewhere)', measured: workers === undefined ? 'not run' : `${ratio(workers)}, with the load generator and mock on the same 2 cores (see below)`, verdict: judge(workers === undefined ? undefined : workers >= 1.6) });
   return list;

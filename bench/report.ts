@@ -1,5 +1,6 @@
 // bench/REPORT.md: the run, the side-by-side table in the shape, the targets judged, then
 // the details behind every figure.
+import { type CacheCost, cacheCostTable } from './cache-cost.ts';
 import type { ClosedLoopResult } from './closed-loop.ts';
 import type { FleetResults } from './fleet.ts';
 import { FLEET_PLOT_FILE, fleetSection } from './fleet/fleet-report.ts';
@@ -31,6 +32,7 @@ export interface Results {
   rounds?: Round[];
   tracing?: TracingCost;
   engineFleet?: EngineFleetResults;
+  cache?: CacheCost;
 }
 
 function sideBySide(results: Results): string {
@@ -133,6 +135,10 @@ Each round starts Munja on the embedded store, then Munja on Redis (store and li
 ## What tracing costs (OpenTelemetry, OTLP/HTTP export)
 
 ${results.tracing === undefined ? 'Not run.' : tracingCostTable(results.tracing)}
+
+## What a response-cache hit costs
+
+${results.cache === undefined ? 'Not run.' : cacheCostTable(results.cache)}
 
 ## Two workers against one (Redis store and limiter)
 

@@ -23,8 +23,11 @@
 //   BENCH_FLEET_SECONDS [16]     arrivals per routing strategy in the engine-fleet scenario (bench/fleet/)
 //   BENCH_SKIP                   comma-separated parts to leave out: nginx, portkey, paced, delivery,
 //                                sweep, rounds, local (the local engine in the rounds), rejects, tracing,
-//                                redis, workers, streams, soak, engines (the engine-fleet scenario)
+//                                cache (a response-cache hit against the relayed request and nginx's
+//                                static file, BENCH_ROUNDS rounds), redis, workers, streams, soak,
+//                                engines (the engine-fleet scenario)
 // (`npm run bench:tracing` runs the tracing-cost rounds alone: bench/tracing-run.ts;
+// `npm run bench:cache` the response-cache rounds alone: bench/cache-hit.ts;
 // `npm run bench:allocation` the allocation count alone, also on another checkout: bench/allocation/run.ts;
 // `npm run bench:profile` where a request's CPU goes, Munja against the floor: bench/profile/run.ts)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +35,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunContext } from './closed-loop.ts';
+import { runCacheCost } from './cache-cost.ts';
 import { runFleet } from './fleet.ts';
 import { runEngineFleet } from './fleet/fleet-run.ts';
 import { runManyStreams } from './many-streams.ts';
@@ -136,6 +140,9 @@ async function main(): Promise<void> {
     if (nginx !== undefined) stops.push(await stop(nginx.process));
     if (!settings.skip.has('tracing')) {
       results.tracing = await runTracingCost(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU) }, context, stops);
+    }
+    if (!settings.skip.has('cache')) {
+      results.cache = await runCacheCost(settings, { tempDir, mockPort: mock.port, cpus: cpu(PROXY_CPU), rounds: settings.rounds }, context, stops);
     }
 
     if (!settings.skip.has('redis') || !settings.skip.has('workers')) {

@@ -18,7 +18,7 @@ function integers(name: string, fallback: readonly number[], min: number, max: n
   return values;
 }
 
-const PARTS = ['nginx', 'portkey', 'paced', 'delivery', 'sweep', 'rounds', 'local', 'protocols', 'budgets', 'rejects', 'tracing', 'redis', 'workers', 'streams', 'soak', 'engines'] as const;
+const PARTS = ['nginx', 'portkey', 'paced', 'delivery', 'sweep', 'rounds', 'local', 'protocols', 'budgets', 'rejects', 'tracing', 'cache', 'redis', 'workers', 'streams', 'soak', 'engines'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface Settings {

@@ -135,7 +135,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(live.mcp, ctx))
     .on('GET', '/health', health)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
-  mountAdmin(router, { config, store, auth, limiter });
+  mountAdmin(router, { config, store, auth, limiter, cache: () => live.cache });
   await mountDashboard(router, { config, store, logger, budgets });
   if (config.dashboard.enabled) router.on('GET', '/', root);
   const server = new HttpServer({

@@ -3,6 +3,7 @@
 import type { Router } from '../http/router.ts';
 import { ACCOUNT_PATH_PREFIX, ACCOUNTS_PATH, changeAccount, createAccount, listAccounts, readAccount } from './admin-accounts.ts';
 import { AUDIT_PATH, adminAudit } from './admin-audit.ts';
+import { CACHE_PATH, purgeCache } from './admin-cache.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { KEY_PATH_PREFIX, KEYS_PATH, createKey, keyById, listKeys } from './admin-keys.ts';
 import { USAGE_PATH, adminUsage } from './admin-usage.ts';
@@ -21,5 +22,6 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
     .onPrefix('PATCH', KEY_PATH_PREFIX, (ctx) => keyById(deps, ctx))
     .onPrefix('DELETE', KEY_PATH_PREFIX, (ctx) => keyById(deps, ctx))
     .on('GET', USAGE_PATH, (ctx) => adminUsage(deps, ctx))
-    .on('GET', AUDIT_PATH, (ctx) => adminAudit(deps, ctx));
+    .on('GET', AUDIT_PATH, (ctx) => adminAudit(deps, ctx))
+    .on('DELETE', CACHE_PATH, (ctx) => purgeCache(deps, ctx));
 }

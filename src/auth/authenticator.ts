@@ -9,7 +9,7 @@ import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { PriorityBand, RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { KeyEvent } from '../store/key-events.ts';
-import type { KeyWithAccount, RecordBudget, Store } from '../store/store.ts';
+import type { KeyCacheMode, KeyWithAccount, RecordBudget, Store } from '../store/store.ts';
 import { digestApiKey, hasValidFormat } from './api-key.ts';
 import { KeyCache } from './key-cache.ts';
 import { missingKey, notAMunjaKey, notBearer, unknownOrRevoked } from './key-refusals.ts';
@@ -26,6 +26,8 @@ export interface Principal {
   /** The band set on the key, and on its account; absent or null: none (the config's applies). */
   readonly keyPriority?: PriorityBand | null;
   readonly accountPriority?: PriorityBand | null;
+  /** The key's response-cache setting (ApiKeyRecord.cache); absent or null: the model and the header decide. */
+  readonly cache?: KeyCacheMode | null;
 }
 
 /** An admin key's lookup is a refusal everywhere but the admin API, which reads its `admin` principal. */
@@ -170,6 +172,7 @@ export class Authenticator {
       accountBudget: found.account.budget ?? null,
       keyPriority: key.priority ?? null,
       accountPriority: found.account.priority ?? null,
+      cache: key.cache ?? null,
     };
     return key.admin ? { error: new ApiError('admin_key_not_allowed'), admin: principal } : { principal };
   }

@@ -22,36 +22,42 @@ export const CACHE_BYPASS: Readonly<Record<string, string>> = Object.freeze({ 'x
  * What the cache does for `request` (see ResponseCache.lookUp); null when nothing. The model is
  * resolved and checked against the key first, so a key never gets a reply for a model it may not use.
  */
-export function lookUpCache(cache: ResponseCache, catalog: ModelCatalog, ctx: RequestContext, principal: Principal, request: ChatRequest, protocol: string, exact: string | null): CacheLookup | Promise<CacheLookup> | null {
+export function lookUpCache(
+  cache: ResponseCache, catalog: ModelCatalog, ctx: RequestContext, principal: Principal, request: ChatRequest, protocol: string, exact: string | null,
+  keyBody?: Readonly<Record<string, unknown>> | null,
+): CacheLookup | Promise<CacheLookup> | null {
   const directive = cacheDirective(ctx.cacheHeader);
   const resolved = resolveModel(catalog, principal, request.model);
   const model = catalog.describe(resolved.publicId);
   if (model === undefined) return null;
-  return cache.lookUp(directive, principal, request, model, protocol, exact);
+  return cache.lookUp(directive, principal, request, model, protocol, exact, keyBody);
 }
 
 /**
- * The key of the request's exact bytes when the cache may answer it by them (no header, or `on`),
- * else null. The bytes of a request seen before are answered from the cache without being parsed
- * (ResponseCache.exactHit): they were validated when first seen.
+ * The key of the request's exact bytes when the cache may answer it by them (no header, or `on`,
+ * and a key not barred from the cache), else null. The bytes of a request seen before are answered
+ * from the cache without being parsed (ResponseCache.exactHit): they were validated when first seen.
  */
 export function exactKeyOf(cache: ResponseCache, ctx: RequestContext, principal: Principal, bytes: Uint8Array | ArrayBuffer): string | null {
   const header = ctx.cacheHeader;
-  return header === '' || header === 'on' ? cache.exactKey(principal.accountId, header, bytes) : null;
+  const keyMode = principal.cache ?? '';
+  return (header === '' || header === 'on') && keyMode !== 'off' ? cache.exactKey(principal.accountId, header, keyMode, bytes) : null;
 }
 
-/** Answers `ctx` with a cached reply, once the rate limiter has counted it. */
-export function answerFromCache(deps: CompletionServiceDeps, ctx: RequestContext, principal: Principal, reply: CachedReply): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+/** Answers `ctx` with a cached reply, once the rate limiter has counted it; `headers`: CACHE_HIT and any the endpoint adds. */
+export function answerFromCache(
+  deps: CompletionServiceDeps, ctx: RequestContext, principal: Principal, reply: CachedReply, headers: Readonly<Record<string, string>> = CACHE_HIT,
+): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
   const limits = admitCacheHit(deps, principal, ctx.model ?? '');
-  return limits instanceof Promise ? limits.then((state) => sendReply(ctx, state, reply)) : sendReply(ctx, limits, reply);
+  return limits instanceof Promise ? limits.then((state) => sendReply(ctx, state, reply, headers)) : sendReply(ctx, limits, reply, headers);
 }
 
-function sendReply(ctx: RequestContext, limits: RateLimitState, reply: CachedReply): typeof ENDS_LATER {
+function sendReply(ctx: RequestContext, limits: RateLimitState, reply: CachedReply, headers: Readonly<Record<string, string>>): typeof ENDS_LATER {
   ctx.rateLimits = limits;
   ctx.promptTokens = 0;
   const bytes = replay(reply);
-  if (reply.form === 'json') send(ctx, 200, bytes, CACHE_HIT);
-  else new SseWriter(ctx).end('', bytes, CACHE_HIT);
+  if (reply.form === 'json') send(ctx, 200, bytes, headers);
+  else new SseWriter(ctx).end('', bytes, headers);
   ctx.end();
   return ENDS_LATER;
 }

@@ -1,17 +1,13 @@
 // A miss on its way to becoming an entry: the reply is kept only when it ended whole. A JSON reply
 // is stored once the completion succeeded; a stream is recorded as it is written (the events as
-// sent, after any translation into another protocol's events) and stored only when it ended with
-// [DONE], no error, the client still there and not past the entry bound. Neither is stored when
-// no choice finished or when the model refused (a content filter, a refusal).
+// sent, after any translation into another protocol's events) and stored only when it ended as its
+// protocol ends a stream, no error, the client still there and not past the entry bound. Neither
+// is stored when the model did not finish or refused (whole-reply.ts).
 import type { Principal } from '../auth/authenticator.ts';
 import type { ReplyRecorder } from '../http/request-context.ts';
 import { cachedReply, type ReplyForm } from './cached-reply.ts';
 import type { ResponseCache } from './response-cache.ts';
-
-const FINISHED = Buffer.from('"finish_reason":"');
-const FILTERED = Buffer.from('"finish_reason":"content_filter"');
-const REFUSAL = Buffer.from('"refusal":"');
-const DONE = Buffer.from('data: [DONE]\n\n');
+import { isWholeReply } from './whole-reply.ts';
 
 /** How a stream ended, as its request tells it. */
 export interface StreamEnd {
@@ -25,18 +21,20 @@ export class CacheFill implements ReplyRecorder {
   readonly #ttlMs: number;
   readonly #principal: Principal;
   readonly #form: ReplyForm;
+  readonly #protocol: string;
   readonly #leads: boolean;
   #chunks: Buffer[] = [];
   #recorded = 0;
   #streamEnded = false;
   #done = false;
 
-  constructor(cache: ResponseCache, key: string, ttlMs: number, principal: Principal, form: ReplyForm, leads: boolean) {
+  constructor(cache: ResponseCache, key: string, ttlMs: number, principal: Principal, form: ReplyForm, protocol: string, leads: boolean) {
     this.#cache = cache;
     this.#key = key;
     this.#ttlMs = ttlMs;
     this.#principal = principal;
     this.#form = form;
+    this.#protocol = protocol;
     this.#leads = leads;
   }
 
@@ -58,7 +56,7 @@ export class CacheFill implements ReplyRecorder {
   finishJson(reply: Uint8Array | string): void {
     if (this.#done) return;
     const bytes = typeof reply === 'string' ? Buffer.from(reply) : Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength);
-    this.#end(bytes.length <= this.#cache.config.maxEntryBytes && whole(bytes) ? this.#keep(Buffer.from(bytes)) : undefined);
+    this.#end(bytes.length <= this.#cache.config.maxEntryBytes && isWholeReply(this.#protocol, 'json', bytes) ? this.#keep(Buffer.from(bytes)) : undefined);
   }
 
   /** The streamed completion's run ended. */
@@ -67,7 +65,7 @@ export class CacheFill implements ReplyRecorder {
     let stored: void | Promise<void> = undefined;
     if (this.#streamEnded && !end.aborted && end.errorCode === null) {
       const bytes = Buffer.concat(this.#chunks, this.#recorded);
-      if (endsWith(bytes, DONE) && whole(bytes)) stored = this.#keep(bytes);
+      if (isWholeReply(this.#protocol, 'stream', bytes)) stored = this.#keep(bytes);
     }
     this.#end(stored);
   }
@@ -91,12 +89,4 @@ export class CacheFill implements ReplyRecorder {
     const { accountId, keyId } = this.#principal;
     return this.#cache.keep(this.#key, cachedReply(this.#form, bytes, accountId, keyId), this.#ttlMs);
   }
-}
-
-function whole(bytes: Buffer): boolean {
-  return bytes.includes(FINISHED) && !bytes.includes(FILTERED) && !bytes.includes(REFUSAL);
-}
-
-function endsWith(bytes: Buffer, tail: Buffer): boolean {
-  return bytes.length >= tail.length && bytes.subarray(bytes.length - tail.length).equals(tail);
 }

@@ -1,7 +1,9 @@
-// A reply as it was sent, kept as bytes with where its `id` and `created` values sit, so that a
-// hit is one copy and a few byte writes: no JSON is parsed or made. The values are found once, when
-// the reply is stored: the first `"id":"…"` names the completion, and each later `"id":"<that id>"`
-// (every chunk of a stream) is patched; tool-call ids are other values and stay as they were.
+// A reply as it was sent, kept as bytes with where its `id` and time values sit, so that a hit is
+// one copy and a few byte writes: no JSON is parsed or made. The values are found once, when the
+// reply is stored: the first `"id":"…"` names the completion (the Response, the Message), and each
+// later `"id":"<that id>"` (every chunk or event of a stream) is patched; tool-call and output-item
+// ids are other values and stay as they were. The times are `created` (chat) and `created_at` and
+// `completed_at` (a Response): each becomes the time of the replay.
 import { randomFillSync } from 'node:crypto';
 
 export type ReplyForm = 'json' | 'stream';
@@ -14,17 +16,21 @@ export interface CachedReply {
   /** The id's characters kept on replay (`chatcmpl-`), then random ones up to its length. */
   readonly idPrefixLength: number;
   readonly idLength: number;
-  /** Where each `created` value starts; its length is `createdLength`. */
+  /** Where each time value (`created`, `created_at`, `completed_at`) starts; its length is `createdLength`. */
   readonly createdAt: readonly number[];
   readonly createdLength: number;
+  /** It holds the reply's usage (a JSON `usage` object, a stream's usage chunk): cross-form replay needs it. */
+  readonly usage: boolean;
   /** The account and key whose request filled it: purges pick entries by them. */
   readonly accountId: string;
   readonly keyId: string;
 }
 
 const ID_FIELD = Buffer.from('"id":"');
-const CREATED_FIELD = Buffer.from('"created":');
+const TIME_FIELDS = ['"created":', '"created_at":', '"completed_at":'].map((field) => Buffer.from(field));
 const QUOTE = 0x22;
+// Inside a JSON string its quotes would be escaped: only the field itself matches.
+const USAGE_OBJECT = Buffer.from('"usage":{');
 
 /** The reply's bytes with its id and created values located. */
 export function cachedReply(form: ReplyForm, bytes: Buffer, accountId: string, keyId: string): CachedReply {
@@ -43,20 +49,18 @@ export function cachedReply(form: ReplyForm, bytes: Buffer, accountId: string, k
       idAt = occurrences(bytes, Buffer.from(`"id":"${id}"`), ID_FIELD.length);
     }
   }
-  let createdAt: number[] = [];
+  // Every time value of the first one's width (a `null` or a value of another width stays as it was).
+  const createdAt: number[] = [];
   let createdLength = 0;
-  const createdStart = bytes.indexOf(CREATED_FIELD);
-  if (createdStart >= 0) {
-    const valueStart = createdStart + CREATED_FIELD.length;
-    let valueEnd = valueStart;
-    while (valueEnd < bytes.length && bytes[valueEnd]! >= 0x30 && bytes[valueEnd]! <= 0x39) valueEnd++;
-    createdLength = valueEnd - valueStart;
-    if (createdLength > 0) {
-      const field = Buffer.concat([CREATED_FIELD, bytes.subarray(valueStart, valueEnd)]);
-      createdAt = occurrences(bytes, field, CREATED_FIELD.length).filter((at) => !isDigit(bytes[at + createdLength]));
+  for (const field of TIME_FIELDS) {
+    for (const at of occurrences(bytes, field, field.length)) {
+      const length = digitsAt(bytes, at);
+      if (length === 0) continue;
+      if (createdLength === 0) createdLength = length;
+      if (length === createdLength) createdAt.push(at);
     }
   }
-  return { form, bytes, idAt, idPrefixLength, idLength, createdAt, createdLength, accountId, keyId };
+  return { form, bytes, idAt, idPrefixLength, idLength, createdAt, createdLength, usage: bytes.includes(USAGE_OBJECT), accountId, keyId };
 }
 
 /** A copy of the reply with a fresh id and `created` (now). */
@@ -81,8 +85,10 @@ function occurrences(bytes: Buffer, field: Buffer, skip: number): number[] {
   return found;
 }
 
-function isDigit(byte: number | undefined): boolean {
-  return byte !== undefined && byte >= 0x30 && byte <= 0x39;
+function digitsAt(bytes: Buffer, start: number): number {
+  let end = start;
+  while (end < bytes.length && bytes[end]! >= 0x30 && bytes[end]! <= 0x39) end++;
+  return end - start;
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

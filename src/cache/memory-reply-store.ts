@@ -1,6 +1,8 @@
 // The embedded response cache: replies in this process's memory, bounded in bytes, least recently
-// used evicted first, each dropped once its TTL has passed. A Map keeps insertion order, so moving
-// an entry to the end on each hit makes its first entry the least recently used.
+// used evicted first, each dropped once its TTL has passed; and each account bounded to its share,
+// past which its own least recently used replies go first, so that one account cannot push out
+// every other's. A Map (a Set) keeps insertion order, so moving an entry to the end on each hit
+// makes its first entry the least recently used, of the whole cache and of its account.
 import { type CachedReply, replySize } from './cached-reply.ts';
 
 interface Stored {
@@ -9,8 +11,17 @@ interface Stored {
   readonly expiresAt: number;
 }
 
-/** Which entries a purge drops: every one, an account's, or those an API key filled. */
-export type PurgeScope = { readonly all: true } | { readonly accountId: string } | { readonly keyId: string };
+/**
+ * Which entries a purge drops: every one, an account's, or those an API key filled (entries are
+ * the account's, shared by its keys; a key's purge drops the ones its requests stored).
+ */
+export type PurgeScope = { readonly all: true } | { readonly accountId: string; readonly keyId?: undefined } | { readonly keyId: string; readonly accountId: string };
+
+/** What the audit log names as a purge's target: `all`, the account id, or the key id. */
+export function purgeTarget(scope: PurgeScope): string {
+  if ('all' in scope) return 'all';
+  return scope.keyId ?? scope.accountId;
+}
 
 /** Where replies are kept: this process's memory, or Redis (redis-reply-store.ts). */
 export interface ReplyStore {
@@ -20,13 +31,23 @@ export interface ReplyStore {
   purge(scope: PurgeScope): number | Promise<number>;
 }
 
+/** An account's entry keys, least recently used first, and their bytes. */
+interface AccountEntries {
+  readonly keys: Set<string>;
+  bytes: number;
+}
+
 export class MemoryReplyStore implements ReplyStore {
   readonly #maxBytes: number;
+  readonly #maxAccountBytes: number;
   readonly #entries = new Map<string, Stored>();
+  readonly #accounts = new Map<string, AccountEntries>();
   #bytes = 0;
 
-  constructor(maxBytes: number) {
+  /** `maxAccountBytes`: one account's bound (maxBytes: none of its own). */
+  constructor(maxBytes: number, maxAccountBytes = maxBytes) {
     this.#maxBytes = maxBytes;
+    this.#maxAccountBytes = maxAccountBytes;
   }
 
   get bytes(): number {
@@ -40,26 +61,42 @@ export class MemoryReplyStore implements ReplyStore {
   get(key: string, _accountId = '', now = Date.now()): CachedReply | undefined {
     const stored = this.#entries.get(key);
     if (stored === undefined) return undefined;
-    this.#entries.delete(key);
     if (stored.expiresAt <= now) {
-      this.#bytes -= stored.size;
+      this.delete(key);
       return undefined;
     }
+    this.#entries.delete(key);
     this.#entries.set(key, stored);
+    const { keys } = this.#accounts.get(stored.reply.accountId)!;
+    keys.delete(key);
+    keys.add(key);
     return stored.reply;
   }
 
-  /** Keeps `reply` for `ttlMs`, evicting the least recently used entries past the byte bound. */
+  /**
+   * Keeps `reply` for `ttlMs`, evicting the account's least recently used entries past its bound,
+   * then the least recently used of all past the whole bound.
+   */
   set(key: string, reply: CachedReply, ttlMs: number, now = Date.now()): void {
     const size = replySize(reply);
     this.delete(key);
-    if (size > this.#maxBytes) return;
+    if (size > this.#maxAccountBytes) return;
     this.#entries.set(key, { reply, size, expiresAt: now + ttlMs });
     this.#bytes += size;
-    for (const [oldest, stored] of this.#entries) {
+    let account = this.#accounts.get(reply.accountId);
+    if (account === undefined) {
+      account = { keys: new Set(), bytes: 0 };
+      this.#accounts.set(reply.accountId, account);
+    }
+    account.keys.add(key);
+    account.bytes += size;
+    for (const oldest of account.keys) {
+      if (account.bytes <= this.#maxAccountBytes) break;
+      this.delete(oldest);
+    }
+    for (const oldest of this.#entries.keys()) {
       if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= stored.size;
+      this.delete(oldest);
     }
   }
 
@@ -68,6 +105,11 @@ export class MemoryReplyStore implements ReplyStore {
     if (stored === undefined) return;
     this.#entries.delete(key);
     this.#bytes -= stored.size;
+    const { accountId } = stored.reply;
+    const account = this.#accounts.get(accountId)!;
+    account.keys.delete(key);
+    account.bytes -= stored.size;
+    if (account.keys.size === 0) this.#accounts.delete(accountId);
   }
 
   /** Drops the entries in `scope`; returns how many. */
@@ -75,7 +117,7 @@ export class MemoryReplyStore implements ReplyStore {
     let dropped = 0;
     for (const [key, stored] of this.#entries) {
       const { reply } = stored;
-      if ('all' in scope || ('accountId' in scope ? reply.accountId === scope.accountId : reply.keyId === scope.keyId)) {
+      if ('all' in scope || (scope.keyId === undefined ? reply.accountId === scope.accountId : reply.keyId === scope.keyId)) {
         this.delete(key);
         dropped++;
       }

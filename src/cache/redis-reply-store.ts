@@ -60,6 +60,38 @@ for _, member in ipairs(members) do redis.call('DEL', ARGV[1] .. member) end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return #members`);
 
+/**
+ * KEYS: expiry, sizes, bytes. ARGV: entry prefix, the key id as its entries' header spells it, then
+ * entry keys. Drops those of the entries that key filled (and forgets those already expired). → how many.
+ */
+const PURGE_KEY_ENTRIES = new RedisScript(`
+local prefix, mark = ARGV[1], ARGV[2]
+local dropped = 0
+for i = 3, #ARGV do
+  local member = ARGV[i]
+  local value = redis.call('GET', prefix .. member)
+  local filledByKey = false
+  if value then
+    local a, b, c, d = string.byte(value, 2, 5)
+    local headerLength = ((a * 256 + b) * 256 + c) * 256 + d
+    filledByKey = string.find(string.sub(value, 6, 5 + headerLength), mark, 1, true) ~= nil
+  end
+  if not value or filledByKey then
+    local old = tonumber(redis.call('HGET', KEYS[2], member) or '0')
+    redis.call('HDEL', KEYS[2], member)
+    redis.call('ZREM', KEYS[1], member)
+    redis.call('DECRBY', KEYS[3], old)
+    if filledByKey then
+      redis.call('DEL', prefix .. member)
+      dropped = dropped + 1
+    end
+  end
+end
+return dropped`);
+
+/** Entry keys a key's purge looks at per script run: each run holds Redis that long. */
+const PURGE_BATCH = 200;
+
 export class RedisReplyStore implements ReplyStore {
   readonly #client: RedisClient;
   readonly #maxBytesPerAccount: number;
@@ -82,10 +114,23 @@ export class RedisReplyStore implements ReplyStore {
     await SAVE_ENTRY.run(this.#client, [entryKey(accountId, key), ...indexKeys(accountId)], [key, value as unknown as string, now + ttlMs, now, this.#maxBytesPerAccount, entryPrefix(accountId)]);
   }
 
-  /** An account's entries, or all (a key's entries are kept by account: that scope is refused). */
+  /** An account's entries, those a key filled (read in its account's entries), or all. */
   async purge(scope: PurgeScope): Promise<number> {
-    if ('accountId' in scope) return Number(await PURGE_ACCOUNT.run(this.#client, indexKeys(scope.accountId), [entryPrefix(scope.accountId)]));
-    if ('keyId' in scope) throw new Error('The cache on Redis is purged by account or whole.');
+    if ('all' in scope) return this.#purgeAll();
+    const { accountId, keyId } = scope;
+    if (keyId === undefined) return Number(await PURGE_ACCOUNT.run(this.#client, indexKeys(accountId), [entryPrefix(accountId)]));
+    const members = await this.#client.zrange(indexKeys(accountId)[0]!, '0', '-1');
+    // The header is JSON.stringify's: the key id appears there exactly so.
+    const mark = `"keyId":${JSON.stringify(keyId)}`;
+    let dropped = 0;
+    for (let at = 0; at < members.length; at += PURGE_BATCH) {
+      const batch = members.slice(at, at + PURGE_BATCH);
+      dropped += Number(await PURGE_KEY_ENTRIES.run(this.#client, indexKeys(accountId), [entryPrefix(accountId), mark, ...batch]));
+    }
+    return dropped;
+  }
+
+  async #purgeAll(): Promise<number> {
     let dropped = 0;
     const nodes = 'nodes' in this.#client ? this.#client.nodes('master') : [this.#client];
     for (const node of nodes) {

@@ -1,17 +1,21 @@
 // The response cache: which requests it answers, its entries, and single flight. A request is
-// cached when its model's config or its `x-munja-cache: on` header turns the cache on, nothing
-// turns it off, and (unless the model's config allows others) the model would answer it the same
-// way again: `temperature: 0`, or a `seed`. Concurrent identical misses wait for the first one's
-// answer, for at most singleFlightWaitMs; a first one that fails releases them to call on their own.
+// cached when its model's config, its key's setting or its `x-munja-cache: on` header turns the
+// cache on, nothing turns it off (the header `off`, a key set `off`), and (unless the model's config
+// allows others) the model would answer it the same way again: `temperature: 0`, or a `seed`. An
+// entry is found whatever form the request asks, and served in it when it can be (cross-form.ts).
+// Concurrent identical misses wait for the first one's answer, for at most singleFlightWaitMs; a
+// first one that fails releases them to call on their own.
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.ts';
-import type { CacheConfig, ModelConfig } from '../config/config-types.ts';
+import type { CacheConfig, ModelCacheConfig, ModelConfig } from '../config/config-types.ts';
 import { DEFAULT_CACHE_TTL_SECONDS } from '../config/default-config.ts';
 import { ApiError } from '../errors/api-error.ts';
+import type { KeyCacheMode } from '../store/store.ts';
 import type { ChatRequest } from '../validation/chat-request.ts';
 import { type CacheForm, cacheKey } from './cache-key.ts';
 import { CacheFill } from './cache-fill.ts';
 import type { CachedReply } from './cached-reply.ts';
+import { inForm } from './cross-form.ts';
 import { MemoryReplyStore, type PurgeScope, type ReplyStore } from './memory-reply-store.ts';
 
 /** The request's `x-munja-cache` header, as read. */
@@ -33,7 +37,8 @@ interface Flight {
 interface ExactRequest {
   readonly key: string;
   readonly model: string;
-  readonly stream: boolean;
+  readonly protocol: string;
+  readonly form: CacheForm;
 }
 
 /** A hit found by the request's exact bytes, before they are parsed. */
@@ -54,7 +59,7 @@ export class ResponseCache {
   readonly #flights = new Map<string, Flight>();
   readonly #exact = new Map<string, ExactRequest>();
 
-  constructor(config: CacheConfig, models: readonly ModelConfig[], store: ReplyStore = new MemoryReplyStore(config.maxBytes)) {
+  constructor(config: CacheConfig, models: readonly ModelConfig[], store: ReplyStore = new MemoryReplyStore(config.maxBytes, Math.floor(config.maxBytes * config.maxAccountShare))) {
     this.config = config;
     this.store = store;
     this.anyModel = models.some((model) => model.cache?.enabled === true);
@@ -64,49 +69,59 @@ export class ResponseCache {
    * What the cache does for `request` to `model` (the one the client named, resolved and allowed):
    * null when the cache has nothing to do with it (no header, the model does not cache), so the
    * answer carries no x-munja-cache header. A promise while an identical request is in flight.
+   * `keyBody`: what the entry is keyed by when not the chat body (another protocol's request as
+   * sent); null: a request that must not be answered from the cache nor fill it (`bypass`).
    */
-  lookUp(directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string, exact: string | null = null): CacheLookup | Promise<CacheLookup> | null {
+  lookUp(
+    directive: CacheDirective, principal: Principal, request: ChatRequest, model: ModelConfig, protocol: string, exact: string | null = null,
+    keyBody?: Readonly<Record<string, unknown>> | null,
+  ): CacheLookup | Promise<CacheLookup> | null {
     const settings = model.cache ?? null;
-    const enabled = directive === 'on' || directive === 'refresh' || (directive === '' && settings?.enabled === true);
-    if (!enabled) return settings?.enabled === true || directive !== '' ? BYPASS : null;
+    const use = cacheUse(directive, principal.cache ?? null, settings);
+    if (use !== 'use') return use === null ? null : BYPASS;
+    if (keyBody === null) return BYPASS;
     if ((settings?.deterministicOnly ?? true) && request.temperature !== 0 && request.seed === null) return BYPASS;
     const form: CacheForm = !request.stream ? 'json' : request.includeUsage ? 'stream+usage' : 'stream';
-    const key = cacheKey({ accountId: principal.accountId, protocol, model: model.id, form, body: request.body as unknown as Record<string, unknown> });
+    const key = cacheKey({ accountId: principal.accountId, protocol, model: model.id, body: keyBody ?? request.body as unknown as Record<string, unknown> });
     const ttlMs = (settings?.ttlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
-    if (exact !== null) this.#rememberExact(exact, { key, model: request.model, stream: request.stream });
-    if (directive === 'refresh') return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
-    const found = this.#get(key, principal.accountId);
+    if (exact !== null) this.#rememberExact(exact, { key, model: request.model, protocol, form });
+    if (directive === 'refresh') return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream, protocol) };
+    const found = this.#get(key, principal.accountId, form, protocol);
     const afterLookUp = (reply: CachedReply | undefined): CacheLookup | Promise<CacheLookup> => {
       if (reply !== undefined) return { kind: 'hit', reply };
       const flight = this.#flights.get(key);
-      if (flight === undefined || this.config.singleFlightWaitMs === 0) return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) };
-      return this.#afterFlight(flight).then(() => this.#get(key, principal.accountId)).then((filled) => (
-        filled === undefined ? { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream) } : { kind: 'hit', reply: filled }
+      if (flight === undefined || this.config.singleFlightWaitMs === 0) return { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream, protocol) };
+      return this.#afterFlight(flight).then(() => this.#get(key, principal.accountId, form, protocol)).then((filled) => (
+        filled === undefined ? { kind: 'miss', fill: this.#fill(key, ttlMs, principal, request.stream, protocol) } : { kind: 'hit', reply: filled }
       ));
     };
     return found instanceof Promise ? found.then(afterLookUp) : afterLookUp(found);
   }
 
-  /** An entry; a store that fails to answer (Redis down) is a miss, never the request's failure. */
-  #get(key: string, accountId: string): CachedReply | undefined | Promise<CachedReply | undefined> {
+  /**
+   * An entry in the form the request asks for; undefined when there is none or it cannot be given
+   * in that form. A store that fails to answer (Redis down) is a miss, never the request's failure.
+   */
+  #get(key: string, accountId: string, form: CacheForm, protocol: string): CachedReply | undefined | Promise<CachedReply | undefined> {
     const found = this.store.get(key, accountId);
-    return found instanceof Promise ? found.catch(() => undefined) : found;
+    if (!(found instanceof Promise)) return found === undefined ? undefined : inForm(found, form, protocol);
+    return found.then((reply) => (reply === undefined ? undefined : inForm(reply, form, protocol)), () => undefined);
   }
 
   /**
-   * The key of a request's exact bytes, as the account sent them with this header: the same bytes
-   * again are the same request, so a repeat is answered without parsing them.
+   * The key of a request's exact bytes, as the account sent them with this header and its key's
+   * cache setting: the same bytes again are the same request, so a repeat is answered without parsing them.
    */
-  exactKey(accountId: string, header: string, body: Uint8Array | ArrayBuffer): string {
-    return createHash('sha256').update(`${accountId}\n${header}\n`).update(body instanceof ArrayBuffer ? new Uint8Array(body) : body).digest('base64url');
+  exactKey(accountId: string, header: string, keyMode: string, body: Uint8Array | ArrayBuffer): string {
+    return createHash('sha256').update(`${accountId}\n${header}\n${keyMode}\n`).update(body instanceof ArrayBuffer ? new Uint8Array(body) : body).digest('base64url');
   }
 
   /** The reply for bytes seen before, if it is still kept and the key may use its model. */
   exactHit(exact: string, principal: Principal): ExactHit | undefined | Promise<ExactHit | undefined> {
     const known = this.#exact.get(exact);
     if (known === undefined || (principal.models !== null && !principal.models.has(known.model))) return undefined;
-    const found = this.#get(known.key, principal.accountId);
-    const hit = (reply: CachedReply | undefined) => (reply === undefined ? undefined : { reply, model: known.model, stream: known.stream });
+    const found = this.#get(known.key, principal.accountId, known.form, known.protocol);
+    const hit = (reply: CachedReply | undefined) => (reply === undefined ? undefined : { reply, model: known.model, stream: known.form !== 'json' });
     return found instanceof Promise ? found.then(hit) : hit(found);
   }
 
@@ -120,11 +135,11 @@ export class ResponseCache {
     return this.store.purge(scope);
   }
 
-  #fill(key: string, ttlMs: number, principal: Principal, stream: boolean): CacheFill {
+  #fill(key: string, ttlMs: number, principal: Principal, stream: boolean, protocol: string): CacheFill {
     // The first miss of a key leads its flight; a later one (after a wait that timed out) fills too.
     const leads = !this.#flights.has(key);
     if (leads) this.#flights.set(key, { waiters: [] });
-    return new CacheFill(this, key, ttlMs, principal, stream ? 'stream' : 'json', leads);
+    return new CacheFill(this, key, ttlMs, principal, stream ? 'stream' : 'json', protocol, leads);
   }
 
   /** Stores a whole reply (CacheFill, once it is known whole); a store that fails keeps nothing. */
@@ -150,6 +165,19 @@ export class ResponseCache {
       });
     });
   }
+}
+
+/**
+ * Whether the cache takes a request, before the determinism rule: `use` it, `bypass` it (the answer
+ * says so), or null when it has nothing to do with it (no header, neither the key nor the model
+ * turns it on). A key set `off` is barred whatever the header says; a key set `on` turns it on for
+ * every model, as the header `on` does for one request; `x-munja-cache: off` still wins over both.
+ */
+export function cacheUse(directive: CacheDirective, keyMode: KeyCacheMode | null, settings: ModelCacheConfig | null): 'use' | 'bypass' | null {
+  const modelOn = settings?.enabled === true;
+  if (keyMode === 'off') return modelOn || directive !== '' ? 'bypass' : null;
+  if (directive === 'on' || directive === 'refresh' || (directive === '' && (modelOn || keyMode === 'on'))) return 'use';
+  return modelOn || keyMode === 'on' || directive !== '' ? 'bypass' : null;
 }
 
 /** The header's value; anything else is refused as the client's error. */

@@ -64,8 +64,8 @@ const COMMANDS: readonly CommandHelp[] = [
   },
   {
     name: 'cache purge',
-    synopsis: 'cache purge (--account EMAIL | --all) [--json]',
-    description: 'Drop cached replies from the response cache on Redis (REDIS_URL): an account\'s, or all.',
+    synopsis: 'cache purge (--account EMAIL | --key KEY_ID | --all) [--json]',
+    description: 'Drop cached replies from the response cache on Redis (REDIS_URL): an account\'s, those a key filled, or all.',
   },
   {
     name: 'reload',

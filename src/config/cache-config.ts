@@ -13,6 +13,7 @@ export function cacheFrom(file: ConfigFile['cache'] = {}, env: Env = {}): CacheC
     maxBytes: maxBytesFrom(env.MUNJA_CACHE_MAX_BYTES) ?? file.maxBytes ?? DEFAULT_CACHE.maxBytes,
     maxEntryBytes: file.maxEntryBytes ?? DEFAULT_CACHE.maxEntryBytes,
     singleFlightWaitMs: file.singleFlightWaitMs ?? DEFAULT_CACHE.singleFlightWaitMs,
+    maxAccountShare: file.maxAccountShare ?? DEFAULT_CACHE.maxAccountShare,
   };
 }
 

@@ -115,6 +115,7 @@ export const CACHE_FILE_SCHEMA = {
     maxBytes: setting({ type: 'integer', minimum: 0, maximum: 2 ** 40 }, 'Bytes the cache may hold: in memory per process, or with Redis per account (`MUNJA_CACHE_MAX_BYTES` wins; 0 turns the cache off).', DEFAULT_CACHE.maxBytes),
     maxEntryBytes: setting({ type: 'integer', minimum: 1024, maximum: 64 * 1024 * 1024 }, 'The largest reply that is kept.', DEFAULT_CACHE.maxEntryBytes),
     singleFlightWaitMs: setting({ type: 'integer', minimum: 0, maximum: 600_000 }, 'How long identical requests wait for the first one\'s reply before calling on their own, in ms.', DEFAULT_CACHE.singleFlightWaitMs),
+    maxAccountShare: setting({ type: 'number', exclusiveMinimum: 0, maximum: 1 }, 'In memory, the share of `maxBytes` one account\'s replies may hold; past it the account\'s own least recently used replies go first (1: no per-account bound; with Redis, `maxBytes` is each account\'s cap).', DEFAULT_CACHE.maxAccountShare),
   },
 } as const;
 
@@ -393,7 +394,7 @@ export interface ConfigFile {
   budgets?: { currency?: string; key?: BudgetFile; account?: BudgetFile; keys?: Record<string, BudgetFile>; accounts?: Record<string, BudgetFile> };
   engine?: { threads?: number; maxQueue?: number; taskDeadlineMs?: number; schemaMsPerMinute?: number };
   responses?: { ttlSeconds?: number; maxStoredBytesPerAccount?: number };
-  cache?: { maxBytes?: number; maxEntryBytes?: number; singleFlightWaitMs?: number };
+  cache?: { maxBytes?: number; maxEntryBytes?: number; singleFlightWaitMs?: number; maxAccountShare?: number };
   /** With `models`: false serves only those; true (the default) keeps the default models they do not replace. */
   defaultModels?: boolean;
   models?: Record<string, ModelFile>;

@@ -140,6 +140,8 @@ export interface CacheConfig {
   readonly maxEntryBytes: number;
   /** How long an identical request waits for the first one's answer before calling on its own. */
   readonly singleFlightWaitMs: number;
+  /** In memory, the share of maxBytes one account's replies may hold (with Redis, maxBytes is each account's cap). */
+  readonly maxAccountShare: number;
 }
 
 export interface ModelPrice {

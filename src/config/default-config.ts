@@ -59,6 +59,7 @@ export const DEFAULT_CACHE = {
   maxBytes: 256 * 1024 * 1024,
   maxEntryBytes: 8 * 1024 * 1024,
   singleFlightWaitMs: 30_000,
+  maxAccountShare: 0.5,
 } as const;
 
 /**

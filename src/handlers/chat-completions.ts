@@ -81,9 +81,9 @@ class LateAdmission implements BodyConsumer {
  * by uWS (BodyReader.readThen), and the frames that await the completion do not hold them.
  */
 function admit(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, bytes: Body): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
-  // Without a model that caches or the request's header, the cache costs one check.
+  // Without a model that caches, the request's header or a key set `on`, the cache costs one check.
   const { cache } = deps;
-  const exact = cache !== null && (cache.anyModel || ctx.cacheHeader !== '') ? exactKeyOf(cache, ctx, principal, bytes) : null;
+  const exact = cache !== null && (cache.anyModel || ctx.cacheHeader !== '' || principal.cache === 'on') ? exactKeyOf(cache, ctx, principal, bytes) : null;
   if (exact !== null) {
     const hit = cache!.exactHit(exact, principal);
     if (hit instanceof Promise) {
@@ -109,7 +109,7 @@ function admitParsed(deps: ChatCompletionsDeps, ctx: RequestContext, principal: 
   ctx.stream = request.stream;
   const { trace } = ctx;
   if (trace?.capturesContent) trace.recordInput(request.body.messages);
-  if (cache !== null && (cache.anyModel || ctx.cacheHeader !== '')) {
+  if (cache !== null && (cache.anyModel || ctx.cacheHeader !== '' || principal.cache === 'on')) {
     const lookup = lookUpCache(cache, deps.catalog, ctx, principal, request, 'chat', exact);
     if (lookup !== null) return lookup instanceof Promise ? lookup.then((found) => cached(deps, ctx, principal, request, found)) : cached(deps, ctx, principal, request, lookup);
   }
@@ -121,6 +121,7 @@ function admitParsed(deps: ChatCompletionsDeps, ctx: RequestContext, principal: 
 function cached(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, request: ChatRequest, lookup: CacheLookup): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
   if (lookup.kind === 'hit') return answerFromCache(deps, ctx, principal, lookup.reply);
   const status = lookup.kind === 'miss' ? CACHE_MISS : CACHE_BYPASS;
+  ctx.cacheStatus = status;
   if (lookup.kind === 'miss') ctx.cacheFill = lookup.fill;
   try {
     const admitted = admitCompletion(deps, principal, request, ctx.trace);

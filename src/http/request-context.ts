@@ -182,6 +182,8 @@ export class RequestContext implements Abortable, RequestRecord {
   readonly session: string;
   /** The response cache's record of this request's reply, on a miss it will store; null otherwise. */
   cacheFill: ReplyRecorder | null = null;
+  /** The x-munja-cache answer header of a request the cache missed or bypassed, for an error answer too; null otherwise. */
+  cacheStatus: Readonly<Record<string, string>> | null = null;
   /** The request carries a body (a non-zero Content-Length, or Transfer-Encoding). */
   readonly hasBody: boolean;
   /** Where the body ends is ambiguous (framing.ts): the request is refused. */
@@ -197,7 +199,7 @@ export class RequestContext implements Abortable, RequestRecord {
    * request that brings a dashboard session instead of an admin key why it is refused.
    */
   readonly dashboard: DashboardHeaders | null;
-  /** The query string (without `?`) of a GET under /v1/responses/ (input_items pages) or /v1/admin/; '' otherwise: reading it costs every GET a string. */
+  /** The query string (without `?`) of a GET under /v1/responses/ (input_items pages), or a GET or DELETE under /v1/admin/; '' otherwise: reading it costs every GET a string. */
   readonly query: string;
   /** Copied for /v1/messages… and /v1/models… only; with anthropic-version, responses also carry `request-id`. */
   readonly anthropic: AnthropicHeaders | null;
@@ -269,7 +271,7 @@ export class RequestContext implements Abortable, RequestRecord {
     const dashboardHeaders = matched === null ? readsDashboardHeaders(this.path) : matched.dashboardHeaders;
     this.dashboard = dashboardHeaders ? copyDashboardHeaders(req, peer, forwardedFor) : null;
     this.anthropic = (matched === null ? isAnthropicPath(this.path) : matched.anthropic) ? copyAnthropicHeaders(req) : null;
-    this.query = matched === null && this.method === 'GET' && (this.path.startsWith(QUERY_PATHS) || this.path.startsWith(ADMIN_PATHS)) ? req.getQuery() ?? '' : '';
+    this.query = matched === null && ((this.method === 'GET' && (this.path.startsWith(QUERY_PATHS) || this.path.startsWith(ADMIN_PATHS))) || (this.method === 'DELETE' && this.path.startsWith(ADMIN_PATHS))) ? req.getQuery() ?? '' : '';
   }
 
   /**

@@ -60,7 +60,9 @@ function writeResponse(): void {
 
 export function sendError(ctx: RequestContext, error: ApiError, options: { closeConnection?: boolean } = {}): boolean {
   ctx.errorCode = error.code;
-  return send(ctx, error.status, errorBody(ctx, error), error.headers, options);
+  // A request the cache looked at says so on its error too (an error is never kept).
+  const headers = ctx.cacheStatus === null ? error.headers : { ...error.headers, ...ctx.cacheStatus };
+  return send(ctx, error.status, errorBody(ctx, error), headers, options);
 }
 
 /** The error in the shape of the request's endpoint. */

@@ -1,8 +1,12 @@
 // One endpoint of another protocol (the Responses API, the Messages API) in front of the chat
 // completion pipeline: its key, its body translated into a chat request, then the same admission,
 // limits, dispatch, usage, logs, metrics and traces as /v1/chat/completions. Its reply and its
-// stream are translated back (ProtocolTurn), and its errors take its own shape (errorFormat).
+// stream are translated back (ProtocolTurn), and its errors take its own shape (errorFormat). The
+// response cache keys a turn by its request as sent (ProtocolTurn.cacheKey) and keeps its reply in
+// the protocol's own shape, as the client got it.
 import type { Principal } from '../auth/authenticator.ts';
+import { answerFromCache, CACHE_BYPASS, CACHE_HIT, CACHE_MISS, lookUpCache } from '../cache/cache-answer.ts';
+import type { CacheLookup } from '../cache/response-cache.ts';
 import { type ChatCompletionsDeps, left } from '../handlers/chat-completions.ts';
 import { admitCompletion } from '../dispatch/admission.ts';
 import type { AdmittedCompletion, CompletionAnswer } from '../dispatch/admitted-completion.ts';
@@ -24,9 +28,17 @@ export interface TurnUsage {
   readonly completionTokens: number;
 }
 
+/** What the response cache keys a turn by: its protocol, and its request as sent; null: never cached (`bypass`). */
+export interface TurnCacheKey {
+  readonly protocol: 'responses' | 'messages';
+  readonly body: Readonly<Record<string, unknown>> | null;
+}
+
 /** One request of the protocol, as the chat request it runs as, and how its answer is made. */
 export interface ProtocolTurn {
   readonly request: ChatRequest;
+  /** How the response cache sees the turn; absent: the cache leaves it alone. */
+  readonly cacheKey?: TurnCacheKey;
   /** More response headers (what was left out of the request, …). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
@@ -92,7 +104,49 @@ function admitTurn(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Pr
   ctx.stream = request.stream;
   const { trace } = ctx;
   if (trace?.capturesContent) trace.recordInput(request.body.messages);
-  const refine = (error: unknown) => turn.refine === undefined ? error : turn.refine(error);
+  const { cache } = deps;
+  const { cacheKey } = turn;
+  if (cache !== null && cacheKey !== undefined && (cache.anyModel || ctx.cacheHeader !== '' || principal.cache === 'on')) {
+    let lookup: CacheLookup | Promise<CacheLookup> | null;
+    try {
+      lookup = lookUpCache(cache, deps.catalog, ctx, principal, request, cacheKey.protocol, null, cacheKey.body);
+    } catch (error) {
+      throw refined(turn, error);
+    }
+    if (lookup !== null) return lookup instanceof Promise ? lookup.then((found) => cached(deps, ctx, principal, turn, found)) : cached(deps, ctx, principal, turn, lookup);
+  }
+  return admitNow(deps, ctx, principal, turn);
+}
+
+/** A turn the cache looked at: a hit is answered from it, a miss or a bypass runs (a miss's reply is kept). */
+function cached(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, turn: ProtocolTurn, lookup: CacheLookup): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  // A hit says what the turn's own headers say (the tools left out of the offer, …).
+  if (lookup.kind === 'hit') return answerFromCache(deps, ctx, principal, lookup.reply, turn.headers === undefined ? CACHE_HIT : { ...turn.headers, ...CACHE_HIT });
+  ctx.cacheStatus = lookup.kind === 'miss' ? CACHE_MISS : CACHE_BYPASS;
+  if (lookup.kind === 'miss') ctx.cacheFill = lookup.fill;
+  try {
+    const admitting = admitNow(deps, ctx, principal, turn);
+    return admitting instanceof Promise ? admitting.catch((error: unknown) => abandonFill(ctx, error)) : admitting;
+  } catch (error) {
+    return abandonFill(ctx, error);
+  }
+}
+
+/** An error about the chat request, in the protocol's own terms. */
+function refined(turn: ProtocolTurn, error: unknown): unknown {
+  return turn.refine === undefined ? error : turn.refine(error);
+}
+
+/** A miss refused before it ran: requests waiting for its reply go on their own. */
+function abandonFill(ctx: RequestContext, error: unknown): never {
+  ctx.cacheFill?.abandon();
+  throw error;
+}
+
+function admitNow(deps: ChatCompletionsDeps, ctx: RequestContext, principal: Principal, turn: ProtocolTurn): typeof ENDS_LATER | Promise<typeof ENDS_LATER> {
+  const { request } = turn;
+  const { trace } = ctx;
+  const refine = (error: unknown) => refined(turn, error);
   let admitted: AdmittedCompletion | Promise<AdmittedCompletion>;
   try {
     admitted = admitCompletion(deps, principal, request, trace);
@@ -112,6 +166,7 @@ function start(deps: ChatCompletionsDeps, ctx: RequestContext, turn: ProtocolTur
   ctx.promptTokens = admitted.promptTokens;
   ctx.rateLimits = admitted;
   if (turn.headers !== undefined) admitted.headers = { ...admitted.headers, ...turn.headers };
+  if (ctx.cacheStatus !== null) admitted.headers = { ...admitted.headers, ...ctx.cacheStatus };
   if (turn.native !== undefined) admitted.native = turn.native;
   if (request.stream) {
     const translator = turn.streamTranslator();
@@ -141,20 +196,25 @@ class ProtocolAnswer implements CompletionAnswer {
     const { body, nativeBody } = outcome;
     const headers = outcome.headers === undefined ? run.headers : { ...run.headers, ...outcome.headers };
     if (nativeBody != null) return sendReply(ctx, nativeBody, headers);
-    if (body == null) return ctx.end(); // streamed, or the client left
+    if (body == null) {
+      // Streamed, or the client left.
+      ctx.cacheFill?.finishStream(ctx);
+      return ctx.end();
+    }
     if (ctx.trace?.capturesContent) ctx.trace.recordOutput(body.choices);
     let replying: string | Promise<string>;
     try {
       replying = this.#turn.reply(body, { promptTokens: billedPromptTokens, completionTokens: outcome.completionTokens });
     } catch (error) {
-      return ctx.end(error);
+      return failed(ctx, error);
     }
     if (typeof replying === 'string') return sendReply(ctx, replying, headers);
-    replying.then((reply) => sendReply(ctx, reply, headers), (error: unknown) => ctx.end(error));
+    replying.then((reply) => sendReply(ctx, reply, headers), (error: unknown) => failed(ctx, error));
   }
 
   refused(run: AdmittedCompletion, error: unknown): void {
     const ctx = left(run);
+    ctx.cacheFill?.abandon();
     // Nothing was served, so nothing is billed: the log line and the token metric agree with usage.
     ctx.promptTokens = 0;
     // An engine's refusal names what it refused in chat terms.
@@ -165,5 +225,11 @@ class ProtocolAnswer implements CompletionAnswer {
 
 function sendReply(ctx: RequestContext, reply: string | Uint8Array, headers: Readonly<Record<string, string>>): void {
   send(ctx, 200, reply, headers);
+  ctx.cacheFill?.finishJson(reply);
   ctx.end();
+}
+
+function failed(ctx: RequestContext, error: unknown): void {
+  ctx.cacheFill?.abandon();
+  ctx.end(error);
 }

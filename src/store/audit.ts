@@ -13,7 +13,7 @@ export const CLI_ACTOR: AuditActor = Object.freeze({ actor: 'cli', address: null
 export type AuditAction =
   | 'account.created' | 'account.suspended' | 'account.resumed' | 'account.admin_granted' | 'account.admin_revoked' | 'account.changed'
   | 'key.created' | 'key.changed' | 'key.rotated' | 'key.revoked'
-  | 'password.set' | 'invite.created' | 'config.reloaded' | 'config.reload_refused';
+  | 'password.set' | 'invite.created' | 'config.reloaded' | 'config.reload_refused' | 'cache.purged';
 
 export function recordAudit(
   store: Pick<Store, 'appendAudit'>, by: AuditActor, action: AuditAction, target: string, fields: Readonly<Record<string, unknown>> = {},

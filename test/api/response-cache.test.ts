@@ -4,6 +4,7 @@
 // never are; accounts never share entries; concurrent identical misses call the upstream once.
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { adminClient } from '../helpers/admin-client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type Answer, chunkEvent, contentEvent, FINISH_EVENT, type ScriptedUpstream, startScriptedUpstream, stream } from '../helpers/scripted-upstream.ts';
 
@@ -60,6 +61,24 @@ function post(body: Record<string, unknown>, headers: Record<string, string> = {
 /** The body with its completion id and `created` masked, to compare the rest byte for byte. */
 function masked(text: string, id: string): string {
   return text.replaceAll(`"id":"${id}"`, '"id":"ID"').replace(/"created":\d+/g, '"created":0');
+}
+
+/** A chat stream's content, finish_reason, usage and chunk ids. */
+function joined(text: string): { content: string; finish: string | null; usage: unknown; ids: string[] } {
+  let content = '';
+  let finish: string | null = null;
+  let usage: unknown = null;
+  const ids: string[] = [];
+  for (const event of text.split('\n\n')) {
+    if (!event.startsWith('data: {')) continue;
+    const chunk = JSON.parse(event.slice(6));
+    ids.push(chunk.id);
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (choice?.delta?.content) content += choice.delta.content;
+    if (choice?.finish_reason) finish = choice.finish_reason;
+  }
+  return { content, finish, usage, ids };
 }
 
 function streamId(text: string): string {
@@ -141,13 +160,18 @@ describe('a streamed reply', () => {
     expect(secondText.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 
-  it('is kept apart from the JSON reply of the same request', async () => {
+  it('without its usage chunk does not answer a JSON request, which refills the entry', async () => {
     upstream.answer = counted(stream(contentEvent('Zagreb'), FINISH_EVENT, 'data: [DONE]\n\n'));
     await (await post({ stream: true })).text();
     upstream.answer = json(JSON_REPLY);
     const asJson = await post({});
     expect(asJson.headers.get('x-munja-cache')).toBe('miss');
     expect(JSON.parse(await asJson.text()).object).toBe('chat.completion');
+    expect(calls).toBe(2);
+    // The JSON reply now answers the stream too.
+    const streamed = await post({ stream: true });
+    expect(streamed.headers.get('x-munja-cache')).toBe('hit');
+    expect(joined(await streamed.text()).content).toBe('Zagreb, of course.');
     expect(calls).toBe(2);
   });
 
@@ -158,6 +182,64 @@ describe('a streamed reply', () => {
     expect(second.headers.get('x-munja-cache')).toBe('hit');
     const secondText = await second.text();
     expect(masked(secondText, streamId(secondText))).toBe(masked(firstText, streamId(firstText)));
+  });
+});
+
+describe('across forms', () => {
+  const USAGE = '{"prompt_tokens":9,"completion_tokens":6,"total_tokens":15}';
+  const TOOL_START = chunkEvent('{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"lookup","arguments":""}}]},"finish_reason":null}');
+  const TOOL_ARGS = chunkEvent('{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Zagreb\\"}"}}]},"finish_reason":null}');
+  const REASONING = chunkEvent('{"index":0,"delta":{"reasoning_content":"Croatia\'s capital"},"finish_reason":null}');
+  const USAGE_CHUNK = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"up-model","choices":[],"usage":${USAGE}}\n\n`;
+
+  it('serves a stored JSON reply to a stream, with its usage chunk when asked', async () => {
+    upstream.answer = json(JSON_REPLY);
+    const stored = JSON.parse(await (await post({})).text());
+    const streamed = await post({ stream: true, stream_options: { include_usage: true } });
+    expect(streamed.headers.get('x-munja-cache')).toBe('hit');
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    const text = await streamed.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    const { content, finish, usage, ids } = joined(text);
+    expect(content).toBe(stored.choices[0].message.content);
+    expect(finish).toBe('stop');
+    expect(usage).toEqual(stored.usage);
+    expect(new Set(ids).size).toBe(1);
+    expect(ids[0]).not.toBe(stored.id);
+    expect(calls).toBe(1);
+  });
+
+  it('serves a stored stream to a JSON request: text, reasoning, tool calls, finish_reason and usage joined', async () => {
+    upstream.answer = counted(stream(REASONING, contentEvent('Za'), contentEvent('greb'), TOOL_START, TOOL_ARGS,
+      chunkEvent('{"index":0,"delta":{},"finish_reason":"tool_calls"}'), USAGE_CHUNK, 'data: [DONE]\n\n'));
+    await (await post({ stream: true, stream_options: { include_usage: true } })).text();
+    const asJson = await post({});
+    expect(asJson.headers.get('x-munja-cache')).toBe('hit');
+    expect(asJson.headers.get('content-type')).toContain('application/json');
+    const body = await asJson.json();
+    expect(body).toMatchObject({
+      object: 'chat.completion',
+      choices: [{
+        index: 0, finish_reason: 'tool_calls',
+        message: {
+          role: 'assistant', content: 'Zagreb', reasoning_content: 'Croatia\'s capital',
+          tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'lookup', arguments: '{"city":"Zagreb"}' } }],
+        },
+      }],
+      usage: JSON.parse(USAGE),
+    });
+    expect(calls).toBe(1);
+  });
+
+  it('serves a stored stream with usage to a stream without, the same events but the usage chunk', async () => {
+    upstream.answer = counted(stream(contentEvent('Zagreb'), FINISH_EVENT, USAGE_CHUNK, 'data: [DONE]\n\n'));
+    const first = await (await post({ stream: true, stream_options: { include_usage: true } })).text();
+    const second = await post({ stream: true });
+    expect(second.headers.get('x-munja-cache')).toBe('hit');
+    const secondText = await second.text();
+    const withoutUsage = first.split('\n\n').filter((event) => !event.includes('"choices":[]')).join('\n\n');
+    expect(masked(secondText, streamId(secondText))).toBe(masked(withoutUsage, streamId(first)));
+    expect(calls).toBe(1);
   });
 });
 
@@ -172,11 +254,16 @@ describe('what is never cached', () => {
     expect(calls).toBe(2);
   });
 
-  it('an upstream error', async () => {
+  it('an upstream error, whose answer says it was a miss', async () => {
     upstream.answer = json('{"error":{"message":"overloaded","type":"server_error","code":null}}', 500);
     const failed = await post({});
     expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(failed.headers.get('x-munja-cache')).toBe('miss');
     await failed.text();
+    const bypassed = await post({ temperature: 0.5 });
+    expect(bypassed.status).toBeGreaterThanOrEqual(500);
+    expect(bypassed.headers.get('x-munja-cache')).toBe('bypass');
+    await bypassed.text();
     upstream.answer = json(JSON_REPLY);
     const again = await post({});
     expect(again.headers.get('x-munja-cache')).toBe('miss');
@@ -315,5 +402,60 @@ describe('single flight', () => {
     expect(answered.map((response) => response.status).sort()).toEqual([200, 400]);
     await Promise.all(answered.map((response) => response.text()));
     expect(calls).toBe(2);
+  });
+});
+
+describe('purges, through the admin API', () => {
+  async function filled(body: Record<string, unknown>, apiKey = key): Promise<void> {
+    const response = await post(body, {}, apiKey);
+    expect(response.headers.get('x-munja-cache')).toBe('miss');
+    await response.text();
+  }
+
+  async function state(body: Record<string, unknown>, apiKey = key): Promise<string | null> {
+    const response = await post(body, {}, apiKey);
+    await response.text();
+    return response.headers.get('x-munja-cache');
+  }
+
+  it('drops the entries a key filled, an account\'s, or all, and audits each', async () => {
+    upstream.answer = json(JSON_REPLY);
+    const admin = await gateway.createKey({ accountEmail: 'root@example.com', admin: true });
+    const call = adminClient(gateway.origin, admin.key);
+    const sibling = await gateway.createKey();
+    const other = await gateway.createKey({ accountEmail: 'other@example.com' });
+    await filled({ seed: 1 });
+    await filled({ seed: 2 }, sibling.key);
+    await filled({ seed: 3 }, other.key);
+
+    const byKey = await call('DELETE', `/v1/admin/cache?key=${sibling.id}`);
+    expect(byKey).toEqual({ status: 200, body: { object: 'cache.purge', purged: 1 } });
+    expect(await state({ seed: 1 })).toBe('hit');
+    expect(await state({ seed: 2 })).toBe('miss');
+
+    const byAccount = await call('DELETE', '/v1/admin/cache?account=test@example.com');
+    expect(byAccount.body.purged).toBe(2);
+    expect(await state({ seed: 3 }, other.key)).toBe('hit');
+    expect(await state({ seed: 1 })).toBe('miss');
+
+    expect((await call('DELETE', '/v1/admin/cache?all=true')).body.purged).toBe(2);
+    expect(await state({ seed: 3 }, other.key)).toBe('miss');
+
+    const audit = await call('GET', '/v1/admin/audit?action=cache.purged');
+    expect(audit.body.data.map((entry: { target: string }) => entry.target).sort()).toEqual(['all', sibling.accountId, sibling.id].sort());
+  });
+
+  it('refuses a purge without exactly one scope, or of an unknown key or account', async () => {
+    const admin = await gateway.createKey({ accountEmail: 'root@example.com', admin: true });
+    const call = adminClient(gateway.origin, admin.key);
+    const none = await call('DELETE', '/v1/admin/cache');
+    expect(none.status).toBe(400);
+    expect(none.body.error.code).toBe('missing_required_parameter');
+    expect((await call('DELETE', `/v1/admin/cache?all=true&key=${keyId}`)).status).toBe(400);
+    expect((await call('DELETE', '/v1/admin/cache?all=yes')).body.error).toMatchObject({ code: 'invalid_value', param: 'all' });
+    expect((await call('DELETE', '/v1/admin/cache?key=key_nope')).body.error).toMatchObject({ code: 'key_not_found', param: 'key' });
+    expect((await call('DELETE', '/v1/admin/cache?account=nobody@example.com')).body.error).toMatchObject({ code: 'account_not_found', param: 'account' });
+    const ordinary = await adminClient(gateway.origin, key)('DELETE', '/v1/admin/cache?all=true');
+    expect(ordinary.body.error.code).toBe('admin_required');
   });
 });

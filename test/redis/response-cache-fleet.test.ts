@@ -20,6 +20,7 @@ let client: Redis;
 let upstream: ScriptedUpstream;
 let instances: TestGateway[];
 let key: string;
+let keyId: string;
 let calls = 0;
 const LONG_TEXT = 'Zagreb is the capital of Croatia. '.repeat(200);
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   upstream = await startScriptedUpstream();
   const config = { engine: { threads: 1 }, models: { cached: { upstreams: [{ baseUrl: upstream.baseUrl, model: 'up' }], cache: { enabled: true } } } };
   instances = [await startGateway(config, { env: { REDIS_URL: redis.url } }), await startGateway(config, { env: { REDIS_URL: redis.url } })];
-  ({ key } = await instances[0]!.createKey());
+  ({ key, id: keyId } = await instances[0]!.createKey());
 }, 30_000);
 beforeEach(() => {
   calls = 0;
@@ -102,6 +103,22 @@ it('holds an account to its byte cap, evicting the entries closest to expiry, an
   expect(await client.exists('munja:cache:{acct_cap}:bytes')).toBe(0);
 });
 
+it('purges the entries a key filled, and only those, keeping the account\'s byte count', async () => {
+  const store = new RedisReplyStore(client, 1_000_000);
+  const reply = (keyId: string) => cachedReply('json', Buffer.from('{"id":"chatcmpl-1","created":1,"choices":[{"finish_reason":"stop"}]}'), 'acct_keys', keyId);
+  await store.set('a', reply('key_a'), 60_000);
+  await store.set('b', reply('key_ab'), 60_000);
+  await store.set('c', reply('key_a'), 60_000);
+  const sizeOfB = Number(await client.hget('munja:cache:{acct_keys}:sizes', 'b'));
+  expect(await store.purge({ keyId: 'key_a', accountId: 'acct_keys' })).toBe(2);
+  expect(await store.get('a', 'acct_keys')).toBeUndefined();
+  expect(await store.get('c', 'acct_keys')).toBeUndefined();
+  expect(await store.get('b', 'acct_keys')).toBeDefined();
+  expect(Number(await client.get('munja:cache:{acct_keys}:bytes'))).toBe(sizeOfB);
+  expect(await client.zrange('munja:cache:{acct_keys}:expiry', '0', '-1')).toEqual(['b']);
+  await store.purge({ accountId: 'acct_keys' });
+});
+
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 function munja(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -112,7 +129,7 @@ function munja(env: Record<string, string>, ...args: string[]): Promise<{ code: 
   });
 }
 
-it('munja cache purge drops an account\'s entries, or all', async () => {
+it('munja cache purge drops an account\'s entries, a key\'s, or all', async () => {
   const entries = () => client.keys('munja:cache:*:entry:*');
   expect((await entries()).length).toBeGreaterThan(0);
   const purged = await munja({ REDIS_URL: redis.url }, 'cache', 'purge', '--account', 'test@example.com', '--json');
@@ -124,6 +141,12 @@ it('munja cache purge drops an account\'s entries, or all', async () => {
   expect(again.status, await again.clone().text()).toBe(200);
   expect(again.headers.get('x-munja-cache')).toBe('miss');
   await again.text();
+  await expect.poll(async () => (await entries()).length).toBe(1);
+  const byKey = await munja({ REDIS_URL: redis.url }, 'cache', 'purge', '--key', keyId);
+  expect(byKey.stdout).toContain(`Purged 1 cached reply filled by ${keyId}`);
+  expect(await entries()).toEqual([]);
+  expect((await munja({ REDIS_URL: redis.url }, 'cache', 'purge', '--key', 'key_nope')).code).toBe(1);
+  await (await post(instances[0]!, { seed: 1 })).text();
   await expect.poll(async () => (await entries()).length).toBe(1);
   const all = await munja({ REDIS_URL: redis.url }, 'cache', 'purge', '--all');
   expect(all.stdout).toContain('Purged 1 cached reply');

@@ -7,7 +7,7 @@ import type { ModelCatalog } from '../../models/model-catalog.ts';
 import type { StreamTranslator } from '../../streaming/stream-translator.ts';
 import type { ChatRequest } from '../../validation/chat-request.ts';
 import { validateChatRequest } from '../../validation/validate-chat-request.ts';
-import type { ProtocolFront, ProtocolTurn, TurnUsage } from '../protocol-endpoint.ts';
+import type { ProtocolFront, ProtocolTurn, TurnCacheKey, TurnUsage } from '../protocol-endpoint.ts';
 import { anthropicErrorBody } from './anthropic-errors.ts';
 import { inMessagesTerms } from './chat-param-names.ts';
 import { anthropicCredential } from './anthropic-credential.ts';
@@ -44,7 +44,7 @@ export class MessagesFront implements ProtocolFront {
   }
 
   begin(body: unknown, _principal: Principal, ctx: RequestContext, source: JsonBody): ProtocolTurn {
-    return new MessagesTurn(this.chatRequest(body, false), ctx, nativeRequest('messages', source, ctx));
+    return new MessagesTurn(this.chatRequest(body, false), ctx, nativeRequest('messages', source, ctx), cacheKeyOf(body, ctx));
   }
 
   /** The chat request a Messages body runs as; `forCount`: a count_tokens body (no max_tokens). */
@@ -70,8 +70,19 @@ export interface MessagesChatRequest {
   readonly refine: (error: unknown) => unknown;
 }
 
+/**
+ * The response cache's key of a Messages request: its body as sent, and its anthropic-beta header
+ * (an upstream that speaks Messages may answer differently by it), under a name no body field has.
+ */
+function cacheKeyOf(body: unknown, ctx: RequestContext): TurnCacheKey {
+  const fields = body as Readonly<Record<string, unknown>>;
+  const beta = ctx.anthropic?.beta ?? '';
+  return { protocol: 'messages', body: beta === '' ? fields : { ...fields, 'anthropic-beta': beta } };
+}
+
 class MessagesTurn implements ProtocolTurn {
   readonly request: ChatRequest;
+  readonly cacheKey: TurnCacheKey;
   /** The request as sent, for an upstream that speaks Messages. */
   readonly native: NativeRequest;
   readonly refine: (error: unknown) => unknown;
@@ -80,8 +91,9 @@ class MessagesTurn implements ProtocolTurn {
   readonly #showsThinking: boolean;
   readonly #ctx: RequestContext;
 
-  constructor({ messages, chat, refine }: MessagesChatRequest, ctx: RequestContext, native: NativeRequest) {
+  constructor({ messages, chat, refine }: MessagesChatRequest, ctx: RequestContext, native: NativeRequest, cacheKey: TurnCacheKey) {
     this.request = chat;
+    this.cacheKey = cacheKey;
     this.native = native;
     this.refine = refine;
     this.#model = messages.model;

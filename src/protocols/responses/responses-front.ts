@@ -68,6 +68,9 @@ function turnOf(body: ResponsesBody, history: readonly TranslatedMessage[], prin
   });
   return {
     request,
+    // A request that stores its response or continues a stored one is never cached: a replay would
+    // neither store the response under its id nor check that the previous one is still there.
+    cacheKey: { protocol: 'responses', body: store || previousId !== null ? null : body as unknown as Readonly<Record<string, unknown>> },
     // A request that stores or continues a stored conversation is served here (the conversation
     // lives in this service's store); any other goes as it is to an upstream that speaks Responses.
     ...(store || previousId !== null ? {} : { native: nativeRequest('responses', source, ctx) }),

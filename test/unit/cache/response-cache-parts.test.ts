@@ -2,10 +2,10 @@
 // created, and the in-memory store's TTL, byte bound and purges.
 import { describe, expect, it } from 'vitest';
 import { cacheKey, normalisedBody } from '../../../src/cache/cache-key.ts';
-import { cachedReply, replay } from '../../../src/cache/cached-reply.ts';
+import { cachedReply, replay, replySize } from '../../../src/cache/cached-reply.ts';
 import { MemoryReplyStore } from '../../../src/cache/memory-reply-store.ts';
 
-const BASE = { accountId: 'acct_1', protocol: 'chat', model: 'm', form: 'json' } as const;
+const BASE = { accountId: 'acct_1', protocol: 'chat', model: 'm' } as const;
 const MESSAGES = [{ role: 'user', content: 'hi' }];
 
 describe('the cache key', () => {
@@ -14,19 +14,19 @@ describe('the cache key', () => {
     expect(cacheKey({ ...BASE, body: { temperature: 0, messages: [{ content: 'hi', role: 'user' }], model: 'm', top_p: 1, n: 1, seed: null, user: 'u', stream: false } })).toBe(plain);
   });
 
-  it('tells apart accounts, protocols, models, forms and anything the answer depends on', () => {
+  it('tells apart accounts, protocols, models and anything the answer depends on, not the form', () => {
     const body = { model: 'm', messages: MESSAGES, temperature: 0 };
     const keys = new Set([
       cacheKey({ ...BASE, body }),
       cacheKey({ ...BASE, accountId: 'acct_2', body }),
       cacheKey({ ...BASE, protocol: 'responses', body }),
       cacheKey({ ...BASE, model: 'other', body }),
-      cacheKey({ ...BASE, form: 'stream', body }),
+      cacheKey({ ...BASE, body: { ...body, stream: true, stream_options: { include_usage: true } } }),
       cacheKey({ ...BASE, body: { ...body, seed: 1 } }),
       cacheKey({ ...BASE, body: { ...body, messages: [{ role: 'user', content: 'hi!' }] } }),
       cacheKey({ ...BASE, body: { ...body, max_tokens: 5 } }),
     ]);
-    expect(keys.size).toBe(8);
+    expect(keys.size).toBe(7);
   });
 
   it('reads max_completion_tokens as max_tokens', () => {
@@ -96,12 +96,35 @@ describe('the in-memory store', () => {
     expect(store.size).toBe(0);
   });
 
+  it('holds each account to its bound, evicting its own least recently used entries first', () => {
+    const one = reply(10);
+    const size = replySize(one);
+    // Room for four entries in all, two per account.
+    const store = new MemoryReplyStore(4 * size, 2 * size);
+    store.set('a1', reply(10, 'acct_a'), 60_000, 0);
+    store.set('b1', reply(10, 'acct_b'), 60_000, 0);
+    store.set('a2', reply(10, 'acct_a'), 60_000, 0);
+    expect(store.get('a1', 'acct_a', 1)).toBeDefined();
+    // acct_a is at its bound: its least recently used entry (a2, since a1 was just read) goes, not b1.
+    store.set('a3', reply(10, 'acct_a'), 60_000, 0);
+    expect(store.get('a2', 'acct_a', 1)).toBeUndefined();
+    expect(store.get('a1', 'acct_a', 1)).toBeDefined();
+    expect(store.get('a3', 'acct_a', 1)).toBeDefined();
+    expect(store.get('b1', 'acct_b', 1)).toBeDefined();
+    expect(store.bytes).toBe(3 * size);
+    // A reply over the account's bound is not kept.
+    store.set('big', reply(3 * size, 'acct_b'), 60_000, 0);
+    expect(store.get('big', 'acct_b', 1)).toBeUndefined();
+    expect(store.purge({ all: true })).toBe(3);
+    expect(store.bytes).toBe(0);
+  });
+
   it('purges by account, by the key that filled an entry, or all', () => {
     const store = new MemoryReplyStore(1_000_000);
     store.set('a', reply(10, 'acct_1', 'key_1'), 60_000);
     store.set('b', reply(10, 'acct_1', 'key_2'), 60_000);
     store.set('c', reply(10, 'acct_2', 'key_3'), 60_000);
-    expect(store.purge({ keyId: 'key_2' })).toBe(1);
+    expect(store.purge({ keyId: 'key_2', accountId: 'acct_1' })).toBe(1);
     expect(store.purge({ accountId: 'acct_1' })).toBe(1);
     expect(store.get('c')).toBeDefined();
     expect(store.purge({ all: true })).toBe(1);

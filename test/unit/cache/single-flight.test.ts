@@ -12,7 +12,7 @@ const request = { model: 'm', stream: false, includeUsage: false, temperature: 0
 const REPLY = '{"id":"chatcmpl-a","created":1,"choices":[{"finish_reason":"stop"}]}';
 
 function cache(singleFlightWaitMs: number): ResponseCache {
-  return new ResponseCache({ maxBytes: 1_000_000, maxEntryBytes: 1_000_000, singleFlightWaitMs }, [model]);
+  return new ResponseCache({ maxBytes: 1_000_000, maxEntryBytes: 1_000_000, singleFlightWaitMs, maxAccountShare: 1 }, [model]);
 }
 
 describe('single flight', () => {

@@ -11,14 +11,14 @@ function configFile(content: unknown): string {
 }
 
 describe('response cache settings', () => {
-  it('hold 256 MiB, 8 MiB a reply, and wait 30 s for an identical request by default; no model caches', () => {
+  it('hold 256 MiB, half of it per account, 8 MiB a reply, and wait 30 s for an identical request by default; no model caches', () => {
     const config = loadConfig({});
-    expect(config.cache).toEqual({ maxBytes: 268_435_456, maxEntryBytes: 8_388_608, singleFlightWaitMs: 30_000 });
+    expect(config.cache).toEqual({ maxBytes: 268_435_456, maxEntryBytes: 8_388_608, singleFlightWaitMs: 30_000, maxAccountShare: 0.5 });
     expect(config.models.every((model) => model.cache === null)).toBe(true);
   });
 
   it('are read from the file, and MUNJA_CACHE_MAX_BYTES wins over it (0: off)', () => {
-    expect(loadConfig({}, { cache: { maxBytes: 1024, singleFlightWaitMs: 0 } }).cache).toEqual({ maxBytes: 1024, maxEntryBytes: 8_388_608, singleFlightWaitMs: 0 });
+    expect(loadConfig({}, { cache: { maxBytes: 1024, singleFlightWaitMs: 0, maxAccountShare: 1 } }).cache).toEqual({ maxBytes: 1024, maxEntryBytes: 8_388_608, singleFlightWaitMs: 0, maxAccountShare: 1 });
     expect(loadConfig({ MUNJA_CACHE_MAX_BYTES: '0' }, { cache: { maxBytes: 1024 } }).cache.maxBytes).toBe(0);
   });
 
@@ -36,6 +36,8 @@ describe('response cache settings', () => {
     expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { a: { local: {}, cache: { ttl: 5 } } } }) })).toThrow(ConfigError);
     expect(() => loadConfig({ MUNJA_CONFIG: configFile({ models: { a: { local: {}, cache: { ttlSeconds: 0 } } } }) })).toThrow(ConfigError);
     expect(() => loadConfig({ MUNJA_CONFIG: configFile({ cache: { maxEntryBytes: 10 } }) })).toThrow(ConfigError);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ cache: { maxAccountShare: 0 } }) })).toThrow(ConfigError);
+    expect(() => loadConfig({ MUNJA_CONFIG: configFile({ cache: { maxAccountShare: 1.5 } }) })).toThrow(ConfigError);
     expect(loadConfig({ MUNJA_CONFIG: configFile({ models: { a: { local: {}, cache: { ttlSeconds: 60 } } } }) }).models.find((model) => model.id === 'a')?.cache?.ttlSeconds).toBe(60);
   });
 });
