@@ -1,5 +1,5 @@
 // /v1/admin/accounts: create (by email), list (oldest first), read, change (status, admin, budget,
-// priority).
+// priority, rate limits).
 import { ApiError } from '../errors/api-error.ts';
 import type { RequestContext } from '../http/request-context.ts';
 import { type AuditActor, auditedChange, recordAudit } from '../store/audit.ts';
@@ -48,7 +48,7 @@ export function readAccount(deps: AdminDeps, ctx: RequestContext): Promise<void>
 
 /**
  * PATCH /v1/admin/accounts/{id}: suspend or resume, grant or take the admin role, set or clear the
- * budget and the priority; not one's own account.
+ * budget, the priority and the rate limits its keys share; not one's own account.
  */
 export function changeAccount(deps: AdminDeps, ctx: RequestContext): Promise<void> {
   return adminCall(deps, ctx, async ({ by, body }) => {
@@ -64,7 +64,12 @@ export function changeAccount(deps: AdminDeps, ctx: RequestContext): Promise<voi
     if (change.admin !== undefined && change.admin !== account.isAdmin) {
       account = await setAdmin(deps.store, by, account, change.admin);
     }
-    const recordChange: AccountChange = { ...(budget === undefined ? {} : { budget }), ...(change.priority === undefined ? {} : { priority: change.priority }) };
+    const recordChange: AccountChange = {
+      ...(budget === undefined ? {} : { budget }),
+      ...(change.priority === undefined ? {} : { priority: change.priority }),
+      ...(change.rpm === undefined ? {} : { rpm: change.rpm }),
+      ...(change.tpm === undefined ? {} : { tpm: change.tpm }),
+    };
     if (Object.keys(recordChange).length > 0) {
       const changed = await deps.store.updateAccount(account.id, recordChange);
       if (changed === undefined) throw new ApiError('account_not_found');

@@ -44,6 +44,8 @@ export const CHANGE_ACCOUNT_SCHEMA = {
     admin: { type: 'boolean' },
     budget,
     priority,
+    rpm: limit,
+    tpm: limit,
   },
 } as const;
 
@@ -89,7 +91,9 @@ export interface RecordFieldsBody {
   priority?: 'high' | 'normal' | 'low' | null;
   cache?: 'on' | 'off' | null;
 }
-export interface ChangeAccountBody { status?: 'active' | 'suspended'; admin?: boolean; budget?: BudgetBody | null; priority?: 'high' | 'normal' | 'low' | null }
+export interface ChangeAccountBody {
+  status?: 'active' | 'suspended'; admin?: boolean; budget?: BudgetBody | null; priority?: 'high' | 'normal' | 'low' | null; rpm?: number | null; tpm?: number | null;
+}
 export interface CreateKeyBody extends RecordFieldsBody { account: string; name?: string; models?: string[] | null; rpm?: number | null; tpm?: number | null; admin?: boolean }
 export interface ChangeKeyBody extends RecordFieldsBody { name?: string; models?: string[] | null; rpm?: number | null; tpm?: number | null }
 export interface RotateKeyBody { grace_seconds?: number }

@@ -13,6 +13,7 @@ export function accountObject(account: Account, currency: string): Record<string
   return {
     object: 'account', id: account.id, email: account.email, status: account.status, admin: account.isAdmin,
     created_at: seconds(account.createdAt), budget: budgetObject(account.budget, currency), priority: account.priority ?? null,
+    rpm: account.limits?.rpm ?? null, tpm: account.limits?.tpm ?? null,
   };
 }
 

@@ -9,7 +9,7 @@ import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { PriorityBand, RateLimits } from '../config/config-types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { KeyEvent } from '../store/key-events.ts';
-import type { KeyCacheMode, KeyWithAccount, RecordBudget, Store } from '../store/store.ts';
+import type { KeyCacheMode, KeyLimits, KeyWithAccount, RecordBudget, Store } from '../store/store.ts';
 import { digestApiKey, hasValidFormat } from './api-key.ts';
 import { KeyCache } from './key-cache.ts';
 import { missingKey, notAMunjaKey, notBearer, unknownOrRevoked } from './key-refusals.ts';
@@ -28,6 +28,8 @@ export interface Principal {
   readonly accountPriority?: PriorityBand | null;
   /** The key's response-cache setting (ApiKeyRecord.cache); absent or null: the model and the header decide. */
   readonly cache?: KeyCacheMode | null;
+  /** The account's own buckets when its record sets any (the limiter fills a null field from the config); else null. */
+  readonly accountLimits?: KeyLimits | null;
 }
 
 /** An admin key's lookup is a refusal everywhere but the admin API, which reads its `admin` principal. */
@@ -173,6 +175,7 @@ export class Authenticator {
       keyPriority: key.priority ?? null,
       accountPriority: found.account.priority ?? null,
       cache: key.cache ?? null,
+      accountLimits: found.account.limits && (found.account.limits.rpm !== null || found.account.limits.tpm !== null) ? found.account.limits : null,
     };
     return key.admin ? { error: new ApiError('admin_key_not_allowed'), admin: principal } : { principal };
   }

@@ -1,5 +1,6 @@
-// The limits one request is checked against: the key's buckets, the account's (if configured),
-// the concurrency cap and the failure mode — resolved from the subject and the `limits` settings.
+// The limits one request is checked against: the key's buckets, the account's (its record's own, or
+// the configured ones), the concurrency cap and the failure mode — resolved from the subject and
+// the `limits` settings.
 import type { LimitsConfig, RateLimits } from '../config/config-types.ts';
 import type { LimitName, LimitSubject } from './limiter.ts';
 
@@ -23,11 +24,18 @@ export function policyResolver(settings: LimitsConfig): PolicyResolver {
     const closed = allFailClosed || failClosed.has(subject.keyId) || failClosed.has(subject.accountId);
     let policy = policies.get(subject.limits);
     if (policy === undefined || policy.failClosed !== closed) {
-      policy = { key: subject.limits, account: settings.account, concurrency: settings.concurrency, failClosed: closed };
+      policy = { key: subject.limits, account: accountLimits(subject, settings), concurrency: settings.concurrency, failClosed: closed };
       policies.set(subject.limits, policy);
     }
     return policy;
   };
+}
+
+/** The account's record wins, field by field, over `limits.account`, which defaults to what one key gets. */
+function accountLimits(subject: LimitSubject, settings: LimitsConfig): RateLimits | null {
+  const own = subject.accountLimits;
+  if (own == null) return settings.account;
+  return { rpm: own.rpm ?? settings.account?.rpm ?? settings.rpm, tpm: own.tpm ?? settings.account?.tpm ?? settings.tpm };
 }
 
 export function limitOf(name: LimitName, policy: LimitPolicy): number {

@@ -3,6 +3,7 @@
 // for the embedded default and by one atomic Redis Lua script for a fleet; both pass
 // test/contract/limiter-contract.ts.
 import type { LimitsConfig, RateLimits } from '../config/config-types.ts';
+import type { KeyLimits } from '../store/store.ts';
 
 /** Who is asking; a Principal fits. */
 export interface LimitSubject {
@@ -10,6 +11,8 @@ export interface LimitSubject {
   readonly accountId: string;
   /** The key's own requests and tokens per minute. */
   readonly limits: RateLimits;
+  /** The account's own buckets as its record sets them (a null field: `limits.account`'s); absent or null: `limits.account`. */
+  readonly accountLimits?: KeyLimits | null;
 }
 
 /**

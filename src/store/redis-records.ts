@@ -43,6 +43,7 @@ export function toAccount(fields: Fields): Account {
     createdAt: integer(fields, 'createdAt'),
     budget: budget(fields),
     priority: (fields['priority'] ?? null) as Priority | null,
+    limits: Object.freeze({ rpm: integerOrNull(fields, 'rpm'), tpm: integerOrNull(fields, 'tpm') }),
   });
 }
 

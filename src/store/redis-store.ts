@@ -94,6 +94,11 @@ export class RedisStore implements Store {
 
   async updateAccount(id: string, change: AccountChange): Promise<Account | undefined> {
     const { sets, deletes } = recordChange(change);
+    for (const limit of ['rpm', 'tpm'] as const) {
+      const value = change[limit];
+      if (value === null) deletes.push(limit);
+      else if (value !== undefined) sets.push(limit, String(value));
+    }
     const reply = await UPDATE_ACCOUNT.run(this.client, [storeKeys.account(id)], [sets.length / 2, ...sets, ...deletes]);
     return reply === null ? undefined : toAccount(fieldsOf(reply));
   }

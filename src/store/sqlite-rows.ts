@@ -46,6 +46,7 @@ export function toAccount(row: Row, prefix = ''): Account {
     createdAt: integer(row, `${prefix}created_at`),
     budget: budget(row, prefix),
     priority: textOrNull(row, `${prefix}priority`) as Priority | null,
+    limits: Object.freeze({ rpm: integerOrNull(row, `${prefix}rpm`), tpm: integerOrNull(row, `${prefix}tpm`) }),
   });
 }
 

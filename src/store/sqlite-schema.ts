@@ -141,7 +141,7 @@ const MIGRATIONS: readonly string[] = [
    DROP TABLE usage_daily;
    ALTER TABLE usage_by_model RENAME TO usage_daily;
    CREATE INDEX usage_by_day ON usage_daily (day, key_id, model);`,
-  // 9: a key's expiry, budget, priority and cache setting; an account's budget and priority (null: none)
+  // 9: a key's expiry, budget, priority and cache setting; an account's budget, priority and rate limits (null: none)
   `ALTER TABLE keys ADD COLUMN expires_at INTEGER;
    ALTER TABLE keys ADD COLUMN budget_limit INTEGER CHECK (budget_limit >= 0);
    ALTER TABLE keys ADD COLUMN budget_period TEXT CHECK (budget_period IN ('day', 'month', 'total'));
@@ -149,7 +149,9 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE keys ADD COLUMN cache TEXT CHECK (cache IN ('on', 'off'));
    ALTER TABLE accounts ADD COLUMN budget_limit INTEGER CHECK (budget_limit >= 0);
    ALTER TABLE accounts ADD COLUMN budget_period TEXT CHECK (budget_period IN ('day', 'month', 'total'));
-   ALTER TABLE accounts ADD COLUMN priority TEXT CHECK (priority IN ('high', 'normal', 'low'));`,
+   ALTER TABLE accounts ADD COLUMN priority TEXT CHECK (priority IN ('high', 'normal', 'low'));
+   ALTER TABLE accounts ADD COLUMN rpm INTEGER CHECK (rpm >= 0);
+   ALTER TABLE accounts ADD COLUMN tpm INTEGER CHECK (tpm >= 0);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

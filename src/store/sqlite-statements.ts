@@ -2,7 +2,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 const ACCOUNT_COLUMNS = `a.id AS a_id, a.email AS a_email, a.status AS a_status, a.is_admin AS a_is_admin, a.created_at AS a_created_at,
-  a.budget_limit AS a_budget_limit, a.budget_period AS a_budget_period, a.priority AS a_priority`;
+  a.budget_limit AS a_budget_limit, a.budget_period AS a_budget_period, a.priority AS a_priority, a.rpm AS a_rpm, a.tpm AS a_tpm`;
 
 export type Statements = ReturnType<typeof prepareStatements>;
 
@@ -18,7 +18,7 @@ export function prepareStatements(db: DatabaseSync) {
     accountById: sql('SELECT * FROM accounts WHERE id = ?'),
     setStatus: sql('UPDATE accounts SET status = ? WHERE email = ? RETURNING *'),
     setAdmin: sql('UPDATE accounts SET is_admin = ? WHERE email = ? RETURNING *'),
-    updateAccount: sql('UPDATE accounts SET budget_limit = ?, budget_period = ?, priority = ? WHERE id = ? RETURNING *'),
+    updateAccount: sql('UPDATE accounts SET budget_limit = ?, budget_period = ?, priority = ?, rpm = ?, tpm = ? WHERE id = ? RETURNING *'),
     insertKey: sql(`INSERT INTO keys (id, account_id, digest, name, prefix, last_four, models, rpm, tpm, created_at, is_admin,
                                       expires_at, budget_limit, budget_period, priority, cache)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),

@@ -108,7 +108,9 @@ export class SqliteStore implements Store {
       const account = toAccount(row);
       const budget = change.budget === undefined ? account.budget ?? null : change.budget;
       const priority = change.priority === undefined ? account.priority ?? null : change.priority;
-      const changed = this.#sql.updateAccount.get(budget?.limit ?? null, budget?.period ?? null, priority, id);
+      const rpm = change.rpm === undefined ? account.limits?.rpm ?? null : change.rpm;
+      const tpm = change.tpm === undefined ? account.limits?.tpm ?? null : change.tpm;
+      const changed = this.#sql.updateAccount.get(budget?.limit ?? null, budget?.period ?? null, priority, rpm, tpm, id);
       updated = changed && toAccount(changed);
     });
     return updated;

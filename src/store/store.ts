@@ -29,6 +29,8 @@ export interface Account {
   readonly budget?: RecordBudget | null;
   /** Absent or null: `limits.priority`'s default. */
   readonly priority?: Priority | null;
+  /** The buckets shared by the account's keys; a null field: the config's (`limits.account`). */
+  readonly limits?: KeyLimits;
 }
 
 export interface KeyLimits {
@@ -86,6 +88,8 @@ export interface KeyChange {
 export interface AccountChange {
   readonly budget?: RecordBudget | null;
   readonly priority?: Priority | null;
+  readonly rpm?: number | null;
+  readonly tpm?: number | null;
 }
 
 /** A rotated key's new secret, as the store keeps it (see NewKey). */

@@ -1,5 +1,5 @@
-// The admin API's expiry, budget, priority and cache fields on keys, and budget and priority on
-// accounts, on the default settings: each set, shown, changed, cleared and audited, each bad value
+// The admin API's expiry, budget, priority and cache fields on keys, and budget, priority and rate
+// limits on accounts, on the default settings: each set, shown, changed, cleared and audited, each bad value
 // refused in the spec's shape; and a dashboard session without an admin key is a 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/dashboard/password-hasher.ts';
@@ -117,12 +117,37 @@ describe('accounts', () => {
     expect(cleared.body).toMatchObject({ budget: null, priority: null });
   });
 
-  it('refuses bad budgets and priorities, and account limits it does not keep', async () => {
+  it('sets the rate limits an account\'s keys share: held across its keys at once, shown, audited, cleared', async () => {
+    const { id } = (await call('POST', '/v1/admin/accounts', { email: 'dora@example.com' })).body;
+    const keys = [
+      (await call('POST', '/v1/admin/keys', { account: id })).body.secret as string,
+      (await call('POST', '/v1/admin/keys', { account: id })).body.secret as string,
+    ];
+    const set = await call('PATCH', `/v1/admin/accounts/${id}`, { rpm: 3 });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ rpm: 3, tpm: null });
+    expect(await gateway.app.store.findAccountById(id)).toMatchObject({ limits: { rpm: 3, tpm: null } });
+    expect(await lastAudit(id)).toMatchObject({ action: 'account.changed', fields: { rpm: 3 } });
+    // Three requests in a minute between both keys; the fourth, from either, is refused by the account's bucket.
+    const statuses = [];
+    for (const key of [keys[0]!, keys[1]!, keys[0]!, keys[1]!]) statuses.push((await chatCall(gateway.origin, key)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await chatCall(gateway.origin, keys[0]!);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-ratelimit-limit-requests')).not.toBeNull();
+    const cleared = await call('PATCH', `/v1/admin/accounts/${id}`, { rpm: null });
+    expect(cleared.body).toMatchObject({ rpm: null, tpm: null });
+    expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { rpm: 0 }), 400);
+    expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { tpm: 'lots' }), 400);
+  });
+
+  it('refuses bad budgets, priorities and limits', async () => {
     const { id } = (await call('POST', '/v1/admin/accounts', { email: 'carol@example.com' })).body;
     expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { budget: { amount: 0.1234567, period: 'day' } }), 400, 'invalid_value', 'budget');
     expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { budget: { amount: 'five', period: 'day' } }), 400);
     expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { priority: 'top' }), 400);
-    expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { rpm: 10 }), 400, 'unknown_parameter', 'rpm');
+    expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { rpm: -1 }), 400);
+    expectError(await call('PATCH', `/v1/admin/accounts/${id}`, { rpms: 10 }), 400, 'unknown_parameter', 'rpms');
     expectError(await call('PATCH', '/v1/admin/accounts/acct_missing', { priority: 'high' }), 404, 'account_not_found');
     expect(await gateway.app.store.findAccountById(id)).toMatchObject({ budget: null, priority: null });
   });

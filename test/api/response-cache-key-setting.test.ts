@@ -52,7 +52,8 @@ it('caches an "on" key\'s deterministic requests on a model whose config does no
 
 it('bars an "off" key from the cache, on a caching model and with x-munja-cache: on', async () => {
   const { key } = await gateway.createKey({ cache: 'off' });
-  for (const headers of [{}, { 'x-munja-cache': 'on' }, {}]) {
+  const headerSets: Record<string, string>[] = [{}, { 'x-munja-cache': 'on' }, {}];
+  for (const headers of headerSets) {
     expect(await ask(key, 'cached', headers)).toEqual({ status: 200, cache: 'bypass', content: 'Zagreb.' });
   }
   expect(calls).toBe(3);

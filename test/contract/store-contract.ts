@@ -688,6 +688,20 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(cleared).toEqual({ ...account, status: 'suspended' });
         expect(await store.updateAccount('acct_missing', { priority: 'high' })).toBeUndefined();
       });
+
+      it("sets and clears the rate limits an account's keys share, one at a time", async () => {
+        const account = await store.createAccount('alice@example.com');
+        expect(account.limits).toEqual({ rpm: null, tpm: null });
+        const input = newKey(account.id);
+        await store.createKey(input);
+        const limited = await store.updateAccount(account.id, { rpm: 30, tpm: 9_000 });
+        expect(limited).toEqual({ ...account, limits: { rpm: 30, tpm: 9_000 } });
+        expect((await store.findKeyByDigest(input.digest))?.account).toEqual(limited);
+        expect(await store.updateAccount(account.id, { priority: 'high' })).toEqual({ ...limited, priority: 'high' });
+        expect(await store.updateAccount(account.id, { tpm: null })).toEqual({ ...account, priority: 'high', limits: { rpm: 30, tpm: null } });
+        // The key's own limits are apart from its account's.
+        expect((await store.findKeyByDigest(input.digest))?.key.limits).toEqual(input.limits);
+      });
     });
 
     describe('audit log', () => {

@@ -17,7 +17,7 @@ function newKey(accountId: string): NewKey {
 
 // Take a database back to schema version 8 (before keys and accounts carried budgets and the rest),
 // and from 8 to 7 (usage per key and day only; its rows are dropped).
-const UNDO_9 = `ALTER TABLE keys DROP COLUMN expires_at; ALTER TABLE keys DROP COLUMN budget_limit; ALTER TABLE keys DROP COLUMN budget_period; ALTER TABLE keys DROP COLUMN priority; ALTER TABLE keys DROP COLUMN cache; ALTER TABLE accounts DROP COLUMN budget_limit; ALTER TABLE accounts DROP COLUMN budget_period; ALTER TABLE accounts DROP COLUMN priority;`;
+const UNDO_9 = `ALTER TABLE keys DROP COLUMN expires_at; ALTER TABLE keys DROP COLUMN budget_limit; ALTER TABLE keys DROP COLUMN budget_period; ALTER TABLE keys DROP COLUMN priority; ALTER TABLE keys DROP COLUMN cache; ALTER TABLE accounts DROP COLUMN budget_limit; ALTER TABLE accounts DROP COLUMN budget_period; ALTER TABLE accounts DROP COLUMN priority; ALTER TABLE accounts DROP COLUMN rpm; ALTER TABLE accounts DROP COLUMN tpm;`;
 const UNDO_8 = `DROP TABLE usage_daily;
   CREATE TABLE usage_daily (
     key_id TEXT NOT NULL REFERENCES keys (id), day TEXT NOT NULL, requests INTEGER NOT NULL,
