@@ -31,6 +31,7 @@ import { loadMallocTrim, type MallocTrim } from './lifecycle/malloc-trim.ts';
 import { collectAfterSurges } from './lifecycle/surge-collection.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
 import { OriginPolicy } from './mcp/origin-policy.ts';
+import { OPENAPI_PATH, openApi } from './openapi/openapi-endpoint.ts';
 import { ModelCatalog } from './models/model-catalog.ts';
 import { AnthropicModels } from './protocols/messages/anthropic-models.ts';
 import { countMessageTokens } from './protocols/messages/count-tokens.ts';
@@ -143,6 +144,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('POST', MCP_PATH, (ctx) => mcpPost(mcpDeps, ctx))
     .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(mcpDeps, ctx))
     .on('GET', '/health', health)
+    .on('GET', OPENAPI_PATH, openApi)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   mountAdmin(router, { config, store, auth, limiter });
   await mountDashboard(router, { config, store, logger, budgets });
