@@ -1,4 +1,5 @@
 // The Messages API's answers, in Anthropic's shapes: a Message, a token count, and stream events.
+// A model server that speaks this API is relayed as it answers: only what every answer has is required.
 
 const usage = {
   type: 'object',
@@ -8,7 +9,7 @@ const usage = {
 
 export const MESSAGE_SCHEMA = {
   type: 'object',
-  required: ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage'],
+  required: ['id', 'type', 'role', 'content'],
   properties: {
     id: { type: 'string' },
     type: { const: 'message' },

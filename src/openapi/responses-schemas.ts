@@ -1,11 +1,12 @@
 // The Responses API's answers: the Response object (a reply, GET /v1/responses/{id}, and inside
 // the stream's lifecycle events), a stored response's input items, a deletion, and stream events.
+// A model server that speaks this API is relayed as it answers: only what every answer has is required.
 
 const item = { type: 'object', required: ['type'], properties: { type: { type: 'string' }, id: { type: 'string' } } } as const;
 
 export const RESPONSE_SCHEMA = {
   type: 'object',
-  required: ['id', 'object', 'created_at', 'status', 'model', 'output'],
+  required: ['id', 'object', 'status'],
   properties: {
     id: { type: 'string' },
     object: { const: 'response' },
