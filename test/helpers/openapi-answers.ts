@@ -85,6 +85,10 @@ function checkEvents(where: string, schema: unknown, answer: Answer): Verdict {
     }
     const verdict = checkValue(`${where} event`, schema, value, answer);
     if (verdict.kind !== 'checked') return verdict;
+    // A named event (Responses, Messages) is named for its data's type.
+    const name = block.split('\n').find((line) => line.startsWith('event:'))?.slice(6).trim();
+    const type = (value as { type?: unknown } | null)?.type;
+    if (name !== undefined && typeof type === 'string' && name !== type) return mismatch(`${where}: event ${name} carries data of type ${type}`, answer);
   }
   return { kind: 'checked' };
 }

@@ -25,6 +25,7 @@ describe('checkAnswer', () => {
       { method: 'GET', path: '/health', status: 200, contentType: 'application/json', body: '{"status":"fine"}' },
       { method: 'GET', path: '/v1/models/nope', status: 404, contentType: 'application/json', body: '{"error":{"message":"m","type":"invalid_request_error","code":"no_such_code"}}' },
       { method: 'POST', path: '/v1/chat/completions', status: 200, contentType: 'text/event-stream', body: `${chunk('chat.completion')}data: [DONE]\n\n` },
+      { method: 'POST', path: '/v1/messages', status: 200, contentType: 'text/event-stream', body: 'event: message_stop\ndata: {"type":"ping"}\n\n' },
       { method: 'POST', path: '/v1/admin/keys/key_1/rotate', status: 200, contentType: 'application/json', body: '{"object":"api_key"}' },
     ];
     for (const answer of cases) expect(checkAnswer(answer).kind, `${answer.path} ${answer.status} ${answer.body}`).toBe('mismatch');
