@@ -70,6 +70,19 @@ const SECURITY_SCHEMES = {
   anthropicApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "The same API key in the header Anthropic's SDKs send." },
 };
 
+const integerHeader = (description: string) => ({ description, required: true, schema: { type: 'integer', minimum: 0 } });
+const durationHeader = (description: string) => ({ description, required: true, schema: { type: 'string', pattern: '^([0-9]+h)?([0-9]+m)?[0-9]+(ms|s)$' } });
+
+const HEADERS = {
+  RequestId: { description: "The request's id, as the request log and traces name it (also `request-id` for Anthropic's clients).", required: true, schema: { type: 'string', minLength: 1 } },
+  'RateLimit-limit-requests': integerHeader("The key's requests per minute."),
+  'RateLimit-remaining-requests': integerHeader('Requests left in the current window.'),
+  'RateLimit-reset-requests': durationHeader('Until the request window has room again, as `1s` or `250ms`.'),
+  'RateLimit-limit-tokens': integerHeader("The key's tokens per minute."),
+  'RateLimit-remaining-tokens': integerHeader('Tokens left in the current window.'),
+  'RateLimit-reset-tokens': durationHeader('Until the token window has room again.'),
+};
+
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
@@ -87,6 +100,6 @@ export function openApiDocument(): Record<string, unknown> {
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     security: [{ apiKey: [] }],
     paths: { ...PUBLIC_PATHS, ...ADMIN_PATHS },
-    components: { schemas: { ...requestSchemas, ...ANSWER_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: { ...requestSchemas, ...ANSWER_SCHEMAS }, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
   };
 }

@@ -34,6 +34,19 @@ export interface OperationSpec {
   /** Error statuses beyond those every request (and every request with a key or a body) can meet. */
   readonly errors?: readonly ErrorStatus[];
   readonly errorShape?: ErrorShape;
+  /** Its success carries the key's x-ratelimit-* headers (the endpoints that run a model). */
+  readonly rateLimitHeaders?: boolean;
+}
+
+const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+const RATE_LIMITS = Object.fromEntries(
+  ['limit-requests', 'remaining-requests', 'reset-requests', 'limit-tokens', 'remaining-tokens', 'reset-tokens']
+    .map((name) => [`x-ratelimit-${name}`, { $ref: `#/components/headers/RateLimit-${name}` }]),
+);
+
+/** Every answer carries x-request-id; a success of an endpoint that runs a model, the rate limits too. */
+function withHeaders(answer: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  return { ...answer, headers: { ...(answer['headers'] as Record<string, unknown> | undefined), ...REQUEST_ID, ...extra } };
 }
 
 export function operation(spec: OperationSpec): Record<string, unknown> {
@@ -43,7 +56,8 @@ export function operation(spec: OperationSpec): Record<string, unknown> {
     ...(spec.body === undefined ? [] : WITH_BODY),
     ...(spec.errors ?? []),
   ]);
-  const errors = Object.fromEntries([...statuses].sort((a, b) => a - b).map((status) => [String(status), errorResponse(status, spec.errorShape ?? 'api')]));
+  const errors = Object.fromEntries([...statuses].sort((a, b) => a - b).map((status) => [String(status), withHeaders(errorResponse(status, spec.errorShape ?? 'api'), {})]));
+  const answers = Object.fromEntries(Object.entries(spec.answers).map(([status, answer]) => [status, withHeaders(answer, spec.rateLimitHeaders === true ? RATE_LIMITS : {})]));
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -52,7 +66,7 @@ export function operation(spec: OperationSpec): Record<string, unknown> {
     security: SECURITY[spec.access],
     ...(spec.parameters === undefined ? {} : { parameters: spec.parameters }),
     ...(spec.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(spec.body) } } } }),
-    responses: { ...spec.answers, ...errors },
+    responses: { ...answers, ...errors },
   };
 }
 

@@ -16,7 +16,7 @@ const responseId = pathId('id', 'A stored response of this key\'s account.');
 export const PUBLIC_PATHS = {
   '/v1/chat/completions': {
     post: operation({
-      operationId: 'createChatCompletion', summary: 'Create a chat completion', tag: chat, access: 'key', body: 'ChatCompletionRequest',
+      operationId: 'createChatCompletion', rateLimitHeaders: true, summary: 'Create a chat completion', tag: chat, access: 'key', body: 'ChatCompletionRequest',
       answers: { 200: jsonOrStream('The completion; with `stream: true`, chunk events ended by `data: [DONE]`.', 'ChatCompletion', 'ChatStreamData') },
       errors: RUNS_MODEL,
     }),
@@ -37,7 +37,7 @@ export const PUBLIC_PATHS = {
   },
   '/v1/responses': {
     post: operation({
-      operationId: 'createResponse', summary: 'Create a response (OpenAI Responses API)', tag: responses, access: 'key', body: 'ResponsesRequest',
+      operationId: 'createResponse', rateLimitHeaders: true, summary: 'Create a response (OpenAI Responses API)', tag: responses, access: 'key', body: 'ResponsesRequest',
       answers: { 200: jsonOrStream('The Response; with `stream: true`, named events whose name is their `type`.', 'Response', 'ResponseStreamEvent') },
       errors: RUNS_MODEL,
     }),
@@ -66,7 +66,7 @@ export const PUBLIC_PATHS = {
   },
   '/v1/messages': {
     post: operation({
-      operationId: 'createMessage', summary: "Create a message (Anthropic's Messages API)", tag: messages, access: 'anthropic', body: 'MessagesRequest',
+      operationId: 'createMessage', rateLimitHeaders: true, summary: "Create a message (Anthropic's Messages API)", tag: messages, access: 'anthropic', body: 'MessagesRequest',
       answers: { 200: jsonOrStream('The Message; with `stream: true`, named events whose name is their `type`.', 'Message', 'MessageStreamEvent') },
       errors: RUNS_MODEL, errorShape: 'anthropic',
     }),

@@ -44,7 +44,9 @@ async function ask(method: string, path: string, options: Ask = {}): Promise<{ s
   });
   const text = await response.text();
   const pathOnly = path.split('?')[0]!;
-  const verdict = checkAnswer({ method, path: pathOnly, status: response.status, contentType: response.headers.get('content-type') ?? '', body: text });
+  const verdict = checkAnswer({
+    method, path: pathOnly, status: response.status, contentType: response.headers.get('content-type') ?? '', body: text, header: (name) => response.headers.get(name),
+  });
   expect(verdict, `${method} ${path}`).toEqual({ kind: 'checked' });
   asked.add(`${method.toLowerCase()} ${templateOf(pathOnly)} ${response.status < 400 ? 'success' : 'error'}`);
   return { status: response.status, text };

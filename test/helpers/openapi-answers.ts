@@ -12,17 +12,21 @@ export interface Answer {
   readonly status: number;
   readonly contentType: string;
   readonly body: string;
+  /** The answer's headers by (lower-case) name; without them, headers are not checked. */
+  readonly header?: (name: string) => string | null;
 }
 
 /** `checked`: the answer matches the document; `undocumented`: no operation describes the request. */
 export type Verdict = { readonly kind: 'checked' | 'undocumented' } | { readonly kind: 'mismatch'; readonly problem: string };
 
 type Media = { schema?: unknown; 'x-event-data'?: unknown };
-type Operation = { responses: Record<string, { content?: Record<string, Media> }> };
+type Header = { required?: boolean; schema: { type?: string } };
+type Operation = { responses: Record<string, { content?: Record<string, Media>; headers?: Record<string, Header | { $ref: string }> }> };
 
 const BASE = 'https://munja.invalid/openapi';
 const document = openApiDocument();
 const paths = document['paths'] as Record<string, Record<string, Operation>>;
+const headerComponents = (document['components'] as { headers: Record<string, Header> }).headers;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (instance: Ajv2020) => void)(ajv);
 ajv.addSchema(JSON.parse(JSON.stringify({ $id: BASE, $defs: (document['components'] as { schemas: unknown }).schemas }).replaceAll('#/components/schemas/', '#/$defs/')));
@@ -55,6 +59,8 @@ export function checkAnswer(answer: Answer): Verdict {
   const where = `${answer.method} ${answer.path} → ${answer.status}`;
   const documented = operation.responses[String(answer.status)];
   if (documented === undefined) return mismatch(`${where}: status not documented (${Object.keys(operation.responses).join(', ')})`, answer);
+  const headerProblem = answer.header === undefined ? null : checkHeaders(documented.headers ?? {}, answer.header);
+  if (headerProblem !== null) return mismatch(`${where}: ${headerProblem}`, answer);
   if (documented.content === undefined) {
     return answer.body === '' ? { kind: 'checked' } : mismatch(`${where}: a body where none is documented`, answer);
   }
@@ -69,6 +75,20 @@ export function checkAnswer(answer: Answer): Verdict {
     return mismatch(`${where}: the body is not JSON`, answer);
   }
   return checkValue(where, media.schema, value, answer);
+}
+
+function checkHeaders(documented: Record<string, Header | { $ref: string }>, header: (name: string) => string | null): string | null {
+  for (const [name, declared] of Object.entries(documented)) {
+    const spec = '$ref' in declared ? headerComponents[declared.$ref.slice('#/components/headers/'.length)]! : declared;
+    const value = header(name.toLowerCase());
+    if (value === null) {
+      if (spec.required === true) return `header ${name} missing`;
+      continue;
+    }
+    const validate = validatorOf(spec.schema);
+    if (!validate(spec.schema.type === 'integer' ? Number(value) : value)) return `header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`;
+  }
+  return null;
 }
 
 function checkEvents(where: string, schema: unknown, answer: Answer): Verdict {

@@ -19,7 +19,9 @@ globalThis.fetch = async function checkedFetch(input: string | URL | Request, in
   if (!watchedOrigins.has(url.origin)) return response;
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
   const record = (body: string) => {
-    const verdict = checkAnswer({ method, path: url.pathname, status: response.status, contentType: response.headers.get('content-type') ?? '', body });
+    const verdict = checkAnswer({
+      method, path: url.pathname, status: response.status, contentType: response.headers.get('content-type') ?? '', body, header: (name) => response.headers.get(name),
+    });
     if (verdict.kind === 'mismatch') {
       tally.mismatches++;
       problems.push(verdict.problem);

@@ -30,4 +30,19 @@ describe('checkAnswer', () => {
     ];
     for (const answer of cases) expect(checkAnswer(answer).kind, `${answer.path} ${answer.status} ${answer.body}`).toBe('mismatch');
   });
+
+  it('checks the documented headers when it is given them', () => {
+    const completion = '{"id":"c","object":"chat.completion","created":1,"model":"fast","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}';
+    const limits: Record<string, string> = {
+      'x-request-id': 'req_1', 'x-ratelimit-limit-requests': '60', 'x-ratelimit-remaining-requests': '59', 'x-ratelimit-reset-requests': '1s',
+      'x-ratelimit-limit-tokens': '1000', 'x-ratelimit-remaining-tokens': '990', 'x-ratelimit-reset-tokens': '250ms',
+    };
+    const answer = (headers: Record<string, string>) => ({
+      method: 'POST', path: '/v1/chat/completions', status: 200, contentType: 'application/json', body: completion, header: (name: string) => headers[name] ?? null,
+    });
+    expect(checkAnswer(answer(limits))).toEqual({ kind: 'checked' });
+    expect(checkAnswer(answer({ ...limits, 'x-ratelimit-remaining-tokens': 'lots' })).kind).toBe('mismatch');
+    const { 'x-request-id': _id, ...withoutId } = limits;
+    expect(checkAnswer(answer(withoutId)).kind).toBe('mismatch');
+  });
 });
