@@ -27,6 +27,7 @@ import { RedisStatus } from './lifecycle/redis-status.ts';
 import { loadMallocTrim, type MallocTrim } from './lifecycle/malloc-trim.ts';
 import { collectAfterSurges } from './lifecycle/surge-collection.ts';
 import { mcpPost, mcpPreflight } from './mcp/mcp-endpoint.ts';
+import { OPENAPI_PATH, openApi } from './openapi/openapi-endpoint.ts';
 import { countMessageTokens } from './protocols/messages/count-tokens.ts';
 import { COUNT_TOKENS_PATH, MESSAGES_PATH } from './protocols/messages/messages-front.ts';
 import type { Logger, LoggerHandle } from './observability/logger.ts';
@@ -134,6 +135,7 @@ export async function startApp(config: Config, logs: Pick<LoggerHandle, 'logger'
     .on('POST', MCP_PATH, (ctx) => mcpPost(live.mcp, ctx))
     .on('OPTIONS', MCP_PATH, (ctx) => mcpPreflight(live.mcp, ctx))
     .on('GET', '/health', health)
+    .on('GET', OPENAPI_PATH, openApi)
     .on('GET', '/readyz', (ctx) => readiness(lifecycle, redisStatus, ctx));
   mountAdmin(router, { config, store, auth, limiter, cache: () => live.cache });
   await mountDashboard(router, { config, store, logger, budgets });

@@ -37,6 +37,8 @@ export default defineConfig({
           name: 'api',
           include: ['test/api/**/*.test.ts', 'test/protocols/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/mcp/**/*.test.ts', 'test/contract/**/*.test.ts'],
           exclude: needsRedis,
+          // Every answer a test's fetch gets from a service it started is checked against /openapi.json's document.
+          setupFiles: ['test/helpers/openapi-fetch-check.ts'],
         },
       },
       { extends: true, test: { name: 'faults', include: ['test/faults/**/*.test.ts', 'test/fuzz/**/*.test.ts'] } },

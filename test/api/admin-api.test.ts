@@ -64,7 +64,7 @@ describe('accounts', () => {
     expect(created.status).toBe(200);
     expect(created.body).toEqual({
       object: 'account', id: expect.stringMatching(/^acct_/), email: 'new.user@example.com', status: 'active', admin: false, created_at: expect.any(Number),
-      budget: null, priority: null,
+      budget: null, priority: null, rpm: null, tpm: null,
     });
     const again = await call('POST', '/v1/admin/accounts', { email: 'new.user@example.com', admin: true });
     expect(again.body).toEqual(created.body);

@@ -9,6 +9,7 @@ import type { ConfigFile } from '../../src/config/config-schema.ts';
 import type { LogLevel } from '../../src/config/config-types.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { watchOrigin } from './watched-origins.ts';
 
 /** The five documented ids with no simulated latency, so tests run fast. */
 export const FAST_TEST_CONFIG: ConfigFile = {
@@ -51,6 +52,7 @@ export async function startGateway(config: ConfigFile = FAST_TEST_CONFIG, option
   const logs = options.logTo === undefined ? createLogger('silent') : createLogger((options.env?.LOG_LEVEL ?? 'info') as LogLevel, options.logTo);
   const app = await startApp(settings, logs, { spanProcessor: options.spanProcessor });
   const origin = `${settings.tls ? 'https' : 'http'}://127.0.0.1:${app.port}`;
+  watchOrigin(origin);
   return {
     app,
     port: app.port,

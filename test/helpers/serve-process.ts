@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { watchOrigin } from './watched-origins.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/munja.ts', import.meta.url));
 const running = new Set<ChildProcess>();
@@ -60,6 +61,8 @@ export async function startServeProcess(env: Record<string, string>): Promise<Se
     child.stdout!.on('data', check);
     void exited.then(() => { clearTimeout(timer); reject(new Error(`server exited:\n${out}\n${err}`)); });
   });
+  watchOrigin(`http://127.0.0.1:${port}`);
+  watchOrigin(`https://127.0.0.1:${port}`);
   const metricsPort = /"msg":"ready"/.test(out) ? /"metricsPort":(\d+)/.exec(out) : null;
   const firstKey = () => {
     const file = /"keyFile":"([^"]+)"/.exec(out)?.[1];
