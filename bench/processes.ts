@@ -1,6 +1,9 @@
 // Child processes of a bench run: started with a name, stopped by PID (SIGTERM, then SIGKILL),
 // and all stopped on the way out, including on an error or Ctrl-C.
 import { type ChildProcess, execFile, spawn, type StdioOptions } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const STOP_GRACE_MS = 5_000;
 const STDERR_KEEP_BYTES = 16 * 1024;
@@ -118,6 +121,26 @@ export async function stop(started: Started, graceMs = STOP_GRACE_MS): Promise<S
     clearTimeout(timer);
   }
   return { name: started.name, exit: await started.exited, ms: Math.round(performance.now() - begin), killed };
+}
+
+/**
+ * A run's scratch directory, and `cleanUp` (once, however often called) stopping every process
+ * started and removing the directory; Ctrl-C or SIGTERM cleans up and exits 130.
+ */
+export function benchScratch(prefix: string): { readonly tempDir: string; readonly cleanUp: () => Promise<void> } {
+  const tempDir = mkdtempSync(join(tmpdir(), prefix));
+  let cleaning: Promise<void> | undefined;
+  const cleanUp = () => (cleaning ??= (async () => {
+    await stopAll();
+    rmSync(tempDir, { recursive: true, force: true });
+  })());
+  for (const name of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(name, () => {
+      process.stderr.write(`\nbench: ${name}: stopping the processes it started\n`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
+  return { tempDir, cleanUp };
 }
 
 /** Stops every process this module started that is still running. */

@@ -5,15 +5,13 @@
 // or quote, `npm run bench` (docs/benchmarks.md). Exits 1 when a response was not as expected.
 //   BENCH_SECONDS [5]       measured seconds per row
 //   BENCH_CONNECTIONS [50]  connections
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type ClosedLoopResult, cpuPerRequestUs, type RunContext } from './closed-loop.ts';
 import { fixed, ms, paddedTable, thousands } from './format.ts';
 import { closedLoop, say } from './phases.ts';
 import { clockTicksPerSecond } from './proc-stats.ts';
-import { stop, stopAll } from './processes.ts';
+import { benchScratch, stop } from './processes.ts';
 import { commitDescription } from './run-info.ts';
 import { readSettings } from './settings.ts';
 import { chatJson, chatStream, local, localStream, type Target } from './scenarios/index.ts';
@@ -45,18 +43,7 @@ function row(result: ClosedLoopResult): string[] {
 
 async function main(): Promise<number> {
   const began = performance.now();
-  const tempDir = mkdtempSync(join(tmpdir(), 'munja-bench-quick-'));
-  let cleaning: Promise<void> | undefined;
-  const cleanUp = () => (cleaning ??= (async () => {
-    await stopAll();
-    rmSync(tempDir, { recursive: true, force: true });
-  })());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`\nbench: ${signal}: stopping the processes it started\n`);
-      void cleanUp().finally(() => process.exit(130));
-    });
-  }
+  const { tempDir, cleanUp } = benchScratch('munja-bench-quick-');
   try {
     const context: RunContext = { tool: 'autocannon', tempDir, ticksPerSecond: await clockTicksPerSecond(), loaderCpus: undefined };
     const results: ClosedLoopResult[] = [];

@@ -30,8 +30,8 @@
 // `npm run bench:cache` the response-cache rounds alone: bench/cache-hit.ts;
 // `npm run bench:allocation` the allocation count alone, also on another checkout: bench/allocation/run.ts;
 // `npm run bench:profile` where a request's CPU goes, Munja against the floor: bench/profile/run.ts)
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunContext } from './closed-loop.ts';
@@ -43,7 +43,7 @@ import { type Peer, startNginx } from './peer/nginx.ts';
 import { startPortkey } from './peer/portkey.ts';
 import { closedLoop, measureTarget, say, type TargetRun, warmUp } from './phases.ts';
 import { writePlots } from './plots.ts';
-import { canPin, pinSelf, type StopOutcome, stop, stopAll } from './processes.ts';
+import { benchScratch, canPin, pinSelf, type StopOutcome, stop, stopAll } from './processes.ts';
 import { clockTicksPerSecond, describeMachine, machineBusyOver, machineTicks, stealShare } from './proc-stats.ts';
 import { collectVersions, commitDescription, type RunInfo } from './run-info.ts';
 import { renderReport, type Results } from './report.ts';
@@ -65,18 +65,7 @@ const BOTH_CPUS = '0,1';
 async function main(): Promise<void> {
   const began = performance.now();
   const settings = readSettings();
-  const tempDir = mkdtempSync(join(tmpdir(), 'munja-bench-'));
-  let cleaning: Promise<void> | undefined;
-  const cleanUp = () => (cleaning ??= (async () => {
-    await stopAll();
-    rmSync(tempDir, { recursive: true, force: true });
-  })());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`\nbench: ${signal}: stopping the processes it started\n`);
-      void cleanUp().finally(() => process.exit(130));
-    });
-  }
+  const { tempDir, cleanUp } = benchScratch('munja-bench-');
 
   try {
     // Other work on the machine skews every figure: measure it before starting anything (git included).
