@@ -3,9 +3,22 @@
 // decide which), a conversation keeps to the upstream that served it before, or else the one
 // consistent hashing (rendezvous) gives it, while that one is not saturated and carries no more than
 // LOAD_BOUND times the average in flight (bounded-load consistent hashing). Otherwise two upstreams
-// are drawn at random among the unsaturated ones (all, if every one is) and the less saturated one
+// are drawn at random among the unsaturated ones (all, if every one is) and the less loaded one
 // serves (power of two choices): gateways that see the same samples do not all pick the same engine.
-// Each pick also tells whether every healthy upstream was full (`full`), for the admission queue.
+// Load is counted in prompt tokens as well as in requests: an engine's time to a first token goes
+// with the prompt tokens it has to prefill, and one 3,000-token prompt is not one 300-token prompt.
+// Each request in flight from this process weighs the prompt tokens its engine is estimated to
+// prefill: those added since the last turn on the engine that served its conversation (it holds the
+// rest in its prefix cache); elsewhere all but its leading system message (the instructions a
+// client's sessions share, cached by every engine that served one of them). Among the unsaturated
+// engines the lightest in those tokens serves, when they differ (this process's own counts, exact
+// and current, make no herd; the random draws stay for equal ones); and a new conversation takes its rendezvous engine
+// only while that one's tokens, its own added, stay within LOAD_BOUND times the average, so that a
+// burst of long unrelated prompts does not pile onto the engines their hashes happen to name.
+// A conversation's engine keeps it past the bound on requests in flight while it has less prefill
+// ahead of the request than the lightest other would have with the whole conversation to prefill.
+// Each pick also tells whether every healthy upstream was full (`full`), for the admission queue,
+// and the prompt tokens it is estimated to cost its upstream (`weight`), for began() and ended().
 import type { UpstreamConfig } from '../config/config-types.ts';
 import type { EngineSignals } from '../upstream/engine-signals.ts';
 import { AffinityTable } from './affinity-table.ts';
@@ -23,11 +36,15 @@ export class EngineChoice {
   readonly #affinity: AffinityTable;
   readonly #random: () => number;
   readonly #upstreamHashes = new Map<UpstreamConfig, number>();
+  /** Per upstream: the prompt tokens its engine is estimated to prefill for this process's requests in flight. */
+  readonly #tokens = new Map<UpstreamConfig, number>();
   /** Reused for each pick: the healthy candidates and their scores. */
   readonly #healthy: UpstreamConfig[] = [];
   readonly #scores: number[] = [];
   /** The last pick found every healthy upstream full (isFull); false when none was healthy. */
   full = false;
+  /** The prompt tokens the last pick's upstream is estimated to prefill for the request. */
+  weight = 0;
 
   constructor(health: UpstreamHealth, inFlight: InFlight, signals: Pick<EngineSignals, 'saturation' | 'began' | 'ended'>, affinityEntries: number, random: () => number = Math.random) {
     this.#health = health;
@@ -45,14 +62,16 @@ export class EngineChoice {
   /**
    * The upstream for the next attempt, other than `exclude`; with no healthy one, whatever the
    * health's own pick gives (a trial request, one backing off, or null). `conversation`: see
-   * conversation-key.ts; null for none.
+   * conversation-key.ts; null for none. `promptTokens`: the request's (estimated); `sharedTokens`:
+   * those of its leading system message (conversation-key.ts, sharedPrefixTokens).
    */
-  pick(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null, conversation: string | null): UpstreamConfig | null {
+  pick(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null, conversation: string | null, promptTokens = 0, sharedTokens = 0): UpstreamConfig | null {
     const healthy = this.#healthy;
     const scores = this.#scores;
     healthy.length = 0;
     scores.length = 0;
     let totalInFlight = 0;
+    let totalTokens = 0;
     let full = true;
     for (let i = 0; i < upstreams.length; i++) {
       const upstream = upstreams[i]!;
@@ -61,28 +80,36 @@ export class EngineChoice {
       healthy.push(upstream);
       scores.push(score);
       totalInFlight += this.#inFlight.count(upstream);
+      totalTokens += this.tokensInFlight(upstream);
       // A full upstream scores 1 or more: an unsaturated one costs the queue one comparison.
       full &&= score >= 1 && this.isFull(upstream);
     }
     this.full = full && healthy.length > 0;
+    this.weight = Math.max(0, promptTokens - sharedTokens);
     if (healthy.length === 0) return this.#health.pick(upstreams, exclude);
-    let chosen: UpstreamConfig;
     // One healthy upstream leaves nothing to remember.
-    if (conversation === null || healthy.length === 1) chosen = this.#twoChoices();
-    else {
-      chosen = this.#affine(conversation, Math.ceil((LOAD_BOUND * (totalInFlight + 1)) / healthy.length)) ?? this.#twoChoices();
-      this.#affinity.remember(conversation, chosen);
-    }
+    if (conversation === null || healthy.length === 1) return this.#twoChoices();
+    const loadBound = Math.ceil((LOAD_BOUND * (totalInFlight + 1)) / healthy.length);
+    const tokenBound = Math.max(this.weight, (LOAD_BOUND * (totalTokens + this.weight)) / healthy.length);
+    const chosen = this.#affine(conversation, promptTokens, loadBound, tokenBound) ?? this.#twoChoices();
+    this.#affinity.remember(conversation, chosen, promptTokens);
     return chosen;
   }
 
-  /** An attempt on the upstream starts: counted against its engine until its next sample. */
-  began(upstream: UpstreamConfig): void {
+  /** An attempt on the upstream starts: counted against its engine until its next sample; `weight`: the pick's. */
+  began(upstream: UpstreamConfig, weight = 0): void {
     this.#signals.began(upstream);
+    if (weight > 0) this.#tokens.set(upstream, this.tokensInFlight(upstream) + weight);
   }
 
-  ended(upstream: UpstreamConfig): void {
+  ended(upstream: UpstreamConfig, weight = 0): void {
     this.#signals.ended(upstream);
+    if (weight > 0) this.#tokens.set(upstream, Math.max(0, this.tokensInFlight(upstream) - weight));
+  }
+
+  /** The prompt tokens the upstream's engine is estimated to prefill for this process's requests in flight. */
+  tokensInFlight(upstream: UpstreamConfig): number {
+    return this.#tokens.get(upstream) ?? 0;
   }
 
   /**
@@ -121,13 +148,22 @@ export class EngineChoice {
     return healthy > 0;
   }
 
-  /** The conversation's upstream while it can take it: the one that served it, else the first by rendezvous hashing. */
-  #affine(conversation: string, loadBound: number): UpstreamConfig | null {
+  /**
+   * The conversation's upstream while it can take it: the one that served it (and holds its prefix),
+   * else the first by rendezvous hashing while its tokens stay within `tokenBound` (nothing is cached
+   * for the conversation anywhere yet). Sets `weight` for the upstream that served it.
+   */
+  #affine(conversation: string, promptTokens: number, loadBound: number, tokenBound: number): UpstreamConfig | null {
     const healthy = this.#healthy;
-    const remembered = this.#affinity.get(conversation);
-    if (remembered !== undefined) {
-      const at = healthy.indexOf(remembered);
-      if (at !== -1) return this.#acceptable(at, loadBound) ? remembered : null;
+    const served = this.#affinity.get(conversation);
+    if (served !== undefined) {
+      const at = healthy.indexOf(served.upstream);
+      if (at !== -1) {
+        const weight = Math.max(0, promptTokens - served.promptTokens);
+        if (!this.#acceptable(at, loadBound) && !(this.#scores[at]! < 1 && this.#cheaperAt(at, weight))) return null;
+        this.weight = weight;
+        return served.upstream;
+      }
     }
     const key = fnv1a(0x811c9dc5, conversation);
     let best = -1;
@@ -139,19 +175,48 @@ export class EngineChoice {
         bestRank = rank;
       }
     }
-    return this.#acceptable(best, loadBound) ? healthy[best]! : null;
+    return this.#acceptable(best, loadBound) && this.tokensInFlight(healthy[best]!) + this.weight <= tokenBound ? healthy[best]! : null;
+  }
+
+  /**
+   * Whether the upstream at `at` has less prefill ahead of the request's first token, the request's
+   * own `weight` there included, than the lightest other unsaturated one with all the request's
+   * tokens beyond its system prompt (the pick's `weight`): moving costs re-prefilling the conversation.
+   */
+  #cheaperAt(at: number, weight: number): boolean {
+    const healthy = this.#healthy;
+    let lightest = Infinity;
+    for (let i = 0; i < healthy.length; i++) if (i !== at && this.#scores[i]! < 1) lightest = Math.min(lightest, this.tokensInFlight(healthy[i]!));
+    return this.tokensInFlight(healthy[at]!) + weight < lightest + this.weight;
   }
 
   #acceptable(at: number, loadBound: number): boolean {
     return this.#scores[at]! < 1 && this.#inFlight.count(this.#healthy[at]!) < loadBound;
   }
 
-  /** Power of two choices among the unsaturated healthy upstreams, or among all when every one is saturated. */
+  /**
+   * The unsaturated healthy upstream with the fewest prompt tokens in flight, when this process's
+   * tokens set them apart (its own counts, exact and current, make no herd); else power of two
+   * choices among the unsaturated ones, or among all when every one is saturated.
+   */
   #twoChoices(): UpstreamConfig {
     const healthy = this.#healthy;
     const scores = this.#scores;
     let unsaturated = 0;
-    for (const score of scores) if (score < 1) unsaturated++;
+    let lightest = -1;
+    let fewest = Infinity;
+    let most = 0;
+    for (let i = 0; i < scores.length; i++) {
+      if (scores[i]! >= 1) continue;
+      unsaturated++;
+      const tokens = this.tokensInFlight(healthy[i]!);
+      if (tokens < fewest) {
+        lightest = i;
+        fewest = tokens;
+      }
+      if (tokens > most) most = tokens;
+    }
+    if (most > fewest) return healthy[lightest]!;
     const pool = unsaturated === 0 ? healthy.length : unsaturated;
     if (pool === 1) return healthy[unsaturated === 0 ? 0 : nthUnder1(scores, 0)]!;
     const first = Math.floor(this.#random() * pool);
