@@ -37,6 +37,13 @@ export function sharedPrefixTokens(request: ChatRequest): number {
   return first !== undefined && (first.role === 'system' || first.role === 'developer') ? Math.ceil(first.content.length / CHARS_PER_TOKEN) : 0;
 }
 
+/** A hash of the request's leading system (or developer) message (its first PREFIX_CHARS and its length); 0 without one. */
+export function sharedPrefixHash(request: ChatRequest): number {
+  const first = request.messages[0];
+  if (first === undefined || (first.role !== 'system' && first.role !== 'developer')) return 0;
+  return (fnv1a(FNV_OFFSET, first.content) ^ first.content.length) >>> 0 || 1;
+}
+
 function bounded(kind: string, key: string): string {
   return key.length <= MAX_KEY_CHARS ? `${kind}:${key}` : `${kind}#${fnv1a(FNV_OFFSET, key, key.length).toString(36)}:${key.length}`;
 }

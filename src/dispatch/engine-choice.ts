@@ -9,8 +9,8 @@
 // with the prompt tokens it has to prefill, and one 3,000-token prompt is not one 300-token prompt.
 // Each request in flight from this process weighs the prompt tokens its engine is estimated to
 // prefill: those added since the last turn on the engine that served its conversation (it holds the
-// rest in its prefix cache); elsewhere all but its leading system message (the instructions a
-// client's sessions share, cached by every engine that served one of them). Among the unsaturated
+// rest in its prefix cache); elsewhere all of them, but for its leading system message on an engine
+// sent that message lately (the instructions a client's sessions share, in that engine's cache). Among the unsaturated
 // engines the lightest in those tokens serves, when they differ (this process's own counts, exact
 // and current, make no herd; the random draws stay for equal ones); and a new conversation takes its rendezvous engine
 // only while that one's tokens, its own added, stay within LOAD_BOUND times the average, so that a
@@ -23,11 +23,14 @@ import type { UpstreamConfig } from '../config/config-types.ts';
 import type { EngineSignals } from '../upstream/engine-signals.ts';
 import { AffinityTable } from './affinity-table.ts';
 import { fnv1a } from './conversation-key.ts';
+import { SharedPrefixes } from './shared-prefixes.ts';
 import type { InFlight } from './in-flight.ts';
 import type { UpstreamHealth } from './upstream-health.ts';
 
 /** An upstream may carry up to this multiple of the healthy upstreams' average in flight and still keep its conversations. */
 const LOAD_BOUND = 1.25;
+/** Shared prefixes (system prompts) remembered per upstream as sent there lately. */
+const SHARED_PREFIXES_PER_UPSTREAM = 64;
 
 export class EngineChoice {
   readonly #health: UpstreamHealth;
@@ -45,6 +48,11 @@ export class EngineChoice {
   full = false;
   /** The prompt tokens the last pick's upstream is estimated to prefill for the request. */
   weight = 0;
+  // The request being picked for: its tokens beyond a shared prefix, that prefix's tokens and hash (0: none).
+  #unshared = 0;
+  #sharedTokens = 0;
+  #sharedPrefix = 0;
+  readonly #prefixes = new SharedPrefixes(SHARED_PREFIXES_PER_UPSTREAM);
 
   constructor(health: UpstreamHealth, inFlight: InFlight, signals: Pick<EngineSignals, 'saturation' | 'began' | 'ended'>, affinityEntries: number, random: () => number = Math.random) {
     this.#health = health;
@@ -62,10 +70,11 @@ export class EngineChoice {
   /**
    * The upstream for the next attempt, other than `exclude`; with no healthy one, whatever the
    * health's own pick gives (a trial request, one backing off, or null). `conversation`: see
-   * conversation-key.ts; null for none. `promptTokens`: the request's (estimated); `sharedTokens`:
-   * those of its leading system message (conversation-key.ts, sharedPrefixTokens).
+   * conversation-key.ts; null for none. `promptTokens`: the request's (estimated); `sharedTokens`
+   * and `sharedPrefix`: those of its leading system message and its hash, 0 for none
+   * (conversation-key.ts).
    */
-  pick(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null, conversation: string | null, promptTokens = 0, sharedTokens = 0): UpstreamConfig | null {
+  pick(upstreams: readonly UpstreamConfig[], exclude: UpstreamConfig | null, conversation: string | null, promptTokens = 0, sharedTokens = 0, sharedPrefix = 0): UpstreamConfig | null {
     const healthy = this.#healthy;
     const scores = this.#scores;
     healthy.length = 0;
@@ -85,14 +94,17 @@ export class EngineChoice {
       full &&= score >= 1 && this.isFull(upstream);
     }
     this.full = full && healthy.length > 0;
-    this.weight = Math.max(0, promptTokens - sharedTokens);
+    this.weight = promptTokens;
     if (healthy.length === 0) return this.#health.pick(upstreams, exclude);
+    this.#unshared = Math.max(0, promptTokens - sharedTokens);
+    this.#sharedTokens = promptTokens - this.#unshared;
+    this.#sharedPrefix = sharedPrefix;
     // One healthy upstream leaves nothing to remember.
-    if (conversation === null || healthy.length === 1) return this.#twoChoices();
-    const loadBound = Math.ceil((LOAD_BOUND * (totalInFlight + 1)) / healthy.length);
-    const tokenBound = Math.max(this.weight, (LOAD_BOUND * (totalTokens + this.weight)) / healthy.length);
-    const chosen = this.#affine(conversation, promptTokens, loadBound, tokenBound) ?? this.#twoChoices();
-    this.#affinity.remember(conversation, chosen, promptTokens);
+    const remembers = conversation !== null && healthy.length > 1;
+    const home = remembers ? this.#affine(conversation, promptTokens, Math.ceil((LOAD_BOUND * (totalInFlight + 1)) / healthy.length), totalTokens) : null;
+    const chosen = home ?? this.#twoChoices();
+    if (remembers) this.#affinity.remember(conversation, chosen, promptTokens);
+    if (sharedPrefix !== 0) this.#prefixes.sent(chosen, sharedPrefix);
     return chosen;
   }
 
@@ -150,10 +162,11 @@ export class EngineChoice {
 
   /**
    * The conversation's upstream while it can take it: the one that served it (and holds its prefix),
-   * else the first by rendezvous hashing while its tokens stay within `tokenBound` (nothing is cached
-   * for the conversation anywhere yet). Sets `weight` for the upstream that served it.
+   * else the first by rendezvous hashing while its tokens, the request's own added, stay within
+   * LOAD_BOUND times the average (nothing is cached for the conversation anywhere yet). Sets `weight`
+   * for the upstream it gives.
    */
-  #affine(conversation: string, promptTokens: number, loadBound: number, tokenBound: number): UpstreamConfig | null {
+  #affine(conversation: string, promptTokens: number, loadBound: number, totalTokens: number): UpstreamConfig | null {
     const healthy = this.#healthy;
     const served = this.#affinity.get(conversation);
     if (served !== undefined) {
@@ -175,19 +188,28 @@ export class EngineChoice {
         bestRank = rank;
       }
     }
-    return this.#acceptable(best, loadBound) && this.tokensInFlight(healthy[best]!) + this.weight <= tokenBound ? healthy[best]! : null;
+    const weight = this.#weightAt(best);
+    const tokenBound = Math.max(weight, (LOAD_BOUND * (totalTokens + weight)) / healthy.length);
+    if (!this.#acceptable(best, loadBound) || this.tokensInFlight(healthy[best]!) + weight > tokenBound) return null;
+    this.weight = weight;
+    return healthy[best]!;
+  }
+
+  /** The request's prompt tokens the upstream at `i` has to prefill when it has not served its conversation: all but a shared prefix it was sent lately. */
+  #weightAt(i: number): number {
+    return this.#sharedPrefix !== 0 && this.#prefixes.has(this.#healthy[i]!, this.#sharedPrefix) ? this.#unshared : this.#unshared + this.#sharedTokens;
   }
 
   /**
    * Whether the upstream at `at` has less prefill ahead of the request's first token, the request's
-   * own `weight` there included, than the lightest other unsaturated one with all the request's
-   * tokens beyond its system prompt (the pick's `weight`): moving costs re-prefilling the conversation.
+   * own `weight` there included, than the lightest other unsaturated one with what the request
+   * would cost it: moving costs re-prefilling the conversation.
    */
   #cheaperAt(at: number, weight: number): boolean {
     const healthy = this.#healthy;
     let lightest = Infinity;
-    for (let i = 0; i < healthy.length; i++) if (i !== at && this.#scores[i]! < 1) lightest = Math.min(lightest, this.tokensInFlight(healthy[i]!));
-    return this.tokensInFlight(healthy[at]!) + weight < lightest + this.weight;
+    for (let i = 0; i < healthy.length; i++) if (i !== at && this.#scores[i]! < 1) lightest = Math.min(lightest, this.tokensInFlight(healthy[i]!) + this.#weightAt(i));
+    return this.tokensInFlight(healthy[at]!) + weight < lightest;
   }
 
   #acceptable(at: number, loadBound: number): boolean {
@@ -195,9 +217,10 @@ export class EngineChoice {
   }
 
   /**
-   * The unsaturated healthy upstream with the fewest prompt tokens in flight, when this process's
-   * tokens set them apart (its own counts, exact and current, make no herd); else power of two
-   * choices among the unsaturated ones, or among all when every one is saturated.
+   * The unsaturated healthy upstream with the fewest prompt tokens to prefill, the request's own
+   * included, when they set them apart (this process's own counts, exact and current, make no
+   * herd); else power of two choices among the unsaturated ones, or among all when every one is
+   * saturated. Sets `weight` for the upstream it gives.
    */
   #twoChoices(): UpstreamConfig {
     const healthy = this.#healthy;
@@ -209,31 +232,36 @@ export class EngineChoice {
     for (let i = 0; i < scores.length; i++) {
       if (scores[i]! >= 1) continue;
       unsaturated++;
-      const tokens = this.tokensInFlight(healthy[i]!);
+      const tokens = this.tokensInFlight(healthy[i]!) + this.#weightAt(i);
       if (tokens < fewest) {
         lightest = i;
         fewest = tokens;
       }
       if (tokens > most) most = tokens;
     }
-    if (most > fewest) return healthy[lightest]!;
-    const pool = unsaturated === 0 ? healthy.length : unsaturated;
-    if (pool === 1) return healthy[unsaturated === 0 ? 0 : nthUnder1(scores, 0)]!;
-    const first = Math.floor(this.#random() * pool);
-    let second = Math.floor(this.#random() * (pool - 1));
-    if (second >= first) second++;
-    const a = unsaturated === 0 ? first : nthUnder1(scores, first);
-    const b = unsaturated === 0 ? second : nthUnder1(scores, second);
-    return this.#lessLoaded(a, b);
+    let chosen: number;
+    if (most > fewest) chosen = lightest;
+    else {
+      const pool = unsaturated === 0 ? healthy.length : unsaturated;
+      if (pool === 1) chosen = unsaturated === 0 ? 0 : nthUnder1(scores, 0);
+      else {
+        const first = Math.floor(this.#random() * pool);
+        let second = Math.floor(this.#random() * (pool - 1));
+        if (second >= first) second++;
+        chosen = this.#lessLoaded(unsaturated === 0 ? first : nthUnder1(scores, first), unsaturated === 0 ? second : nthUnder1(scores, second));
+      }
+    }
+    this.weight = this.#weightAt(chosen);
+    return healthy[chosen]!;
   }
 
   /** The lower score; between equal ones (two stale engines, say), fewer in flight; then the first drawn. */
-  #lessLoaded(a: number, b: number): UpstreamConfig {
+  #lessLoaded(a: number, b: number): number {
     const scores = this.#scores;
     const healthy = this.#healthy;
-    if (scores[b]! < scores[a]!) return healthy[b]!;
-    if (scores[b]! === scores[a]! && this.#inFlight.count(healthy[b]!) < this.#inFlight.count(healthy[a]!)) return healthy[b]!;
-    return healthy[a]!;
+    if (scores[b]! < scores[a]!) return b;
+    if (scores[b]! === scores[a]! && this.#inFlight.count(healthy[b]!) < this.#inFlight.count(healthy[a]!)) return b;
+    return a;
   }
 
   #hashOf(upstream: UpstreamConfig): number {

@@ -18,7 +18,7 @@ import type { Completion, OutcomeListener } from './dispatch.ts';
 import type { InFlight } from './in-flight.ts';
 import type { RetryBudget } from './retry-budget.ts';
 import type { UpstreamHealth } from './upstream-health.ts';
-import { conversationKey, sharedPrefixTokens } from './conversation-key.ts';
+import { conversationKey, sharedPrefixHash, sharedPrefixTokens } from './conversation-key.ts';
 import type { AdmissionQueue } from './admission-queue.ts';
 import type { EngineChoice } from './engine-choice.ts';
 
@@ -49,7 +49,7 @@ function send(deps: UpstreamDispatchDeps, completion: Completion, target: Upstre
   // Only a model that declares engines pays for a conversation key and the saturation scores.
   const engines = target.engineAware === true ? deps.engines ?? null : null;
   const conversation = engines === null ? null : conversationKey(completion.request, completion.client.session);
-  const first = engines === null ? deps.health.pick(upstreams) : engines.pick(upstreams, null, conversation, completion.promptTokens, sharedPrefixTokens(completion.request));
+  const first = engines === null ? deps.health.pick(upstreams) : engines.pick(upstreams, null, conversation, completion.promptTokens, sharedPrefixTokens(completion.request), sharedPrefixHash(completion.request));
   if (first === null) return listener.failed(unavailable(deps.health.msUntilRetry(upstreams)));
   // Every upstream full, or requests waiting already (a newcomer does not pass them): it waits its turn.
   const { queue } = deps;
@@ -170,7 +170,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     const { health, retryBudget, resilience } = this.#deps;
     // Another upstream if there is a healthy one; the same one again only after a failure that a
     // new connection may not repeat, and only if that failure did not just eject it.
-    const other = this.#engines === null ? health.pick(this.#upstreams, first) : this.#engines.pick(this.#upstreams, first, this.#conversation, this.#completion.promptTokens, sharedPrefixTokens(this.#completion.request));
+    const other = this.#engines === null ? health.pick(this.#upstreams, first) : this.#engines.pick(this.#upstreams, first, this.#conversation, this.#completion.promptTokens, sharedPrefixTokens(this.#completion.request), sharedPrefixHash(this.#completion.request));
     const second = other ?? (error.retrySame ? health.pick([first]) : null);
     // The retry's engine is estimated to prefill what its pick said (all of it on the same one again: it failed there).
     if (this.#engines !== null) this.#weight = other === null ? this.#completion.promptTokens : this.#engines.weight;

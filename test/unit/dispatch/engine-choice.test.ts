@@ -30,6 +30,9 @@ class FakeSignals {
   ended(): void {}
 }
 
+/** The hash of a system prompt (conversation-key.ts, sharedPrefixHash). */
+const SYSTEM_PROMPT = 0x5157;
+
 /** A seeded generator, so that the random draws are the same on every run. */
 function seeded(seed = 1): () => number {
   let state = seed;
@@ -222,25 +225,36 @@ describe('EngineChoice: load in prompt tokens', () => {
   it('past the bound on requests, a home keeps its conversation while moving would cost more prefill than staying', () => {
     const { inFlight, signals, choice, upstreams } = setup(2);
     for (const target of upstreams) signals.scores.set(target, 0.1);
-    const home = choice.pick(upstreams, null, 'k:agent', 9_000, 8_000)!;
+    const home = choice.pick(upstreams, null, 'k:agent', 9_000, 8_000, SYSTEM_PROMPT)!;
     const other = upstreams.find((target) => target !== home)!;
+    // Another session with the same system prompt went to the other engine: it holds that prompt too.
+    choice.pick(upstreams, home, null, 8_100, 8_000, SYSTEM_PROMPT);
     // Three requests in flight at home reach the bound on requests (see above); 2,000 tokens to prefill there.
     for (let i = 0; i < 3; i++) inFlight.begin(home);
     choice.began(home, 2_000);
     // Home: 2,000 + the turn's new 500. Elsewhere: 6,000 ahead + the conversation's 1,500 beyond the system prompt.
     choice.began(other, 6_000);
-    expect(choice.pick(upstreams, null, 'k:agent', 9_500, 8_000)).toBe(home);
+    expect(choice.pick(upstreams, null, 'k:agent', 9_500, 8_000, SYSTEM_PROMPT)).toBe(home);
     // Without the 6,000 elsewhere, moving is cheaper: the bound on requests holds.
     choice.ended(other, 6_000);
-    expect(choice.pick(upstreams, null, 'k:agent', 10_000, 8_000)).toBe(other);
+    expect(choice.pick(upstreams, null, 'k:agent', 10_000, 8_000, SYSTEM_PROMPT)).toBe(other);
   });
 
-  it('elsewhere than its own engine, a request is charged all but its shared system prompt', () => {
+  it('a shared system prompt is charged only where it was not sent lately, and draws new sessions to an engine that holds it', () => {
     const { signals, choice, upstreams } = setup();
     for (const target of upstreams) signals.scores.set(target, 0.1);
-    choice.pick(upstreams, null, 'k:new', 9_000, 8_000);
-    expect(choice.weight).toBe(1_000);
-    choice.pick(upstreams, null, null, 3_000, 0);
+    const warm = choice.pick(upstreams, null, null, 9_000, 8_000, SYSTEM_PROMPT)!;
+    expect(choice.weight).toBe(9_000);
+    for (let session = 0; session < 10; session++) {
+      expect(choice.pick(upstreams, null, null, 8_500, 8_000, SYSTEM_PROMPT)).toBe(warm);
+      expect(choice.weight).toBe(500);
+    }
+    // Its engine loaded past what the prompt costs elsewhere: the next goes elsewhere, charged all of it.
+    choice.began(warm, 9_000);
+    expect(choice.pick(upstreams, null, null, 8_500, 8_000, SYSTEM_PROMPT)).not.toBe(warm);
+    expect(choice.weight).toBe(8_500);
+    // A prompt without a system message shares nothing: charged in full.
+    choice.pick(upstreams, null, null, 3_000, 0, 0);
     expect(choice.weight).toBe(3_000);
   });
 
