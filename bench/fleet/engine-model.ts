@@ -12,12 +12,14 @@
 //   `prefillMsPerToken` for every prompt token prefilled in it (only those not found in the prefix
 //   cache are); every running request whose prompt is prefilled gets one token per step, its first
 //   at the end of the step that finished its prefill;
-// - the prefix cache (prefix-cache.ts): a prompt's leading blocks already cached are not prefilled.
-// What it does not model: preemption and recomputation (a request reserves KV
-// blocks for its whole reply when admitted), speculative decoding, the tokenizer (4 characters make
-// a token), stop sequences (every reply runs to max_tokens), memory bandwidth effects beyond the
-// linear step cost, and the GPU itself: time is wall-clock time scaled down about 3× from a mid-size
-// model's on one GPU, so a run takes seconds rather than minutes.
+// - the prefix cache (prefix-cache.ts): a prompt's leading blocks already cached are not prefilled;
+//   4,800 blocks of 16 tokens (76,800 tokens) stand for a mid-size model's KV cache on one GPU.
+// What it does not model: preemption and recomputation (a request reserves KV blocks for its whole
+// reply when admitted), priority scheduling (vLLM's --scheduling-policy priority), speculative
+// decoding, the tokenizer (4 characters make a token), stop sequences (every reply runs to
+// max_tokens), memory bandwidth effects beyond the linear step cost, and the GPU itself: time is
+// wall-clock time scaled down about 3× from a mid-size model's on one GPU, so a run takes seconds
+// rather than minutes.
 import { BLOCK_TOKENS, blockHashes, type Holding, PrefixCache, tokensOf } from './prefix-cache.ts';
 
 export interface EngineParams {

@@ -1,24 +1,24 @@
-// The upstream for a model whose upstreams declare their engines: by saturation and prefix
-// affinity rather than by weight. Among the healthy upstreams (the circuit breaker and 429 back-off
-// decide which), a conversation keeps to the upstream that served it before, or else the one
-// consistent hashing (rendezvous) gives it, while that one is not saturated and carries no more than
-// LOAD_BOUND times the average in flight (bounded-load consistent hashing). Otherwise two upstreams
-// are drawn at random among the unsaturated ones (all, if every one is) and the less loaded one
-// serves (power of two choices): gateways that see the same samples do not all pick the same engine.
-// Load is counted in prompt tokens as well as in requests: an engine's time to a first token goes
-// with the prompt tokens it has to prefill, and one 3,000-token prompt is not one 300-token prompt.
-// Each request in flight from this process weighs the prompt tokens its engine is estimated to
-// prefill: those added since the last turn on the engine that served its conversation (it holds the
-// rest in its prefix cache); elsewhere all of them, but for its leading system message on an engine
-// sent that message lately (the instructions a client's sessions share, in that engine's cache). Among the unsaturated
-// engines the lightest in those tokens serves, when they differ (this process's own counts, exact
-// and current, make no herd; the random draws stay for equal ones); and a new conversation takes its rendezvous engine
-// only while that one's tokens, its own added, stay within LOAD_BOUND times the average, so that a
-// burst of long unrelated prompts does not pile onto the engines their hashes happen to name.
-// A conversation's engine keeps it past the bound on requests in flight while it has less prefill
-// ahead of the request than the lightest other would have with the whole conversation to prefill.
+// The upstream for a model whose upstreams declare their engines: by saturation, load and prefix
+// affinity rather than by weight. Load is counted in prompt tokens to prefill, since an engine's
+// time to a first token goes with them (one 3,000-token prompt is not one 300-token prompt): each
+// request in flight from this process weighs those its engine is estimated to prefill for it, the
+// ones added since the last turn on the engine that served its conversation (it holds the rest in
+// its prefix cache), elsewhere all of them, less its leading system message on an engine sent that
+// message lately (the instructions a client's sessions share, in that engine's cache).
+// Among the healthy upstreams (the circuit breaker and 429 back-off decide which), a conversation
+// keeps to the upstream that served it before while that one is not saturated and carries no more
+// than LOAD_BOUND times the average requests in flight, or past that bound while it has less
+// prefill ahead of the request than any other would have with the whole conversation to prefill.
+// A new one goes to the upstream consistent hashing (rendezvous) gives it while that one is not
+// saturated and within LOAD_BOUND times the average in requests and in tokens, its own added
+// (bounded-load consistent hashing: a burst of long unrelated prompts does not pile onto the
+// engines their hashes name). Otherwise the unsaturated upstream with the fewest tokens to prefill,
+// the request's own included, serves (this process's own counts, exact and current, make no herd);
+// when those are equal, two upstreams are drawn at random among the unsaturated ones (all, if every
+// one is) and the less saturated one serves (power of two choices: gateways that see the same
+// samples do not all pick the same engine).
 // Each pick also tells whether every healthy upstream was full (`full`), for the admission queue,
-// and the prompt tokens it is estimated to cost its upstream (`weight`), for began() and ended().
+// and the tokens it is estimated to cost its upstream (`weight`), for began() and ended().
 import type { UpstreamConfig } from '../config/config-types.ts';
 import type { EngineSignals } from '../upstream/engine-signals.ts';
 import { AffinityTable } from './affinity-table.ts';
