@@ -11,7 +11,7 @@ import type { RequestResult } from './driver.ts';
 import type { EngineFleetResults, StrategyRun } from './fleet-run.ts';
 import { VLLM_LIKE } from './engine-model.ts';
 import { TIME_SCALE } from './strategies.ts';
-import { LOAD_SHARE } from './workload.ts';
+import { HEAVY_BURST, HEAVY_EVERY_MS, HEAVY_PROMPT_TOKENS, LOAD_SHARE, SYSTEM_TOKENS, THINK_MS, TURN_TOKENS, TURNS } from './workload.ts';
 
 /** Requests sent in the first seconds meet cold prefix caches in every run alike: left out of the figures. */
 const WARMUP_MS = 2_000;
@@ -119,12 +119,48 @@ export function writeFleetPlot(results: EngineFleetResults, directory: string): 
   return { title: FLEET_PLOT_TITLE, path: `docs/bench/${FLEET_PLOT_FILE}` };
 }
 
+/**
+ * What no routing can beat: a heavy burst's prompts are prefilled by the whole fleet at best, so
+ * after the first prompt on each engine, the rest of the burst waits for at least the burst's whole
+ * prefill spread over the engines; when those are more than 1 % of the requests, every strategy's
+ * TTFT p99 is at least that.
+ */
+function burstFloor(results: EngineFleetResults): string {
+  const roundRobin = results.runs.find((run) => run.name === 'round-robin' && run.heavy);
+  if (roundRobin === undefined || results.plan.heavyCount === 0) return '';
+  const floorMs = (HEAVY_BURST * HEAVY_PROMPT_TOKENS * VLLM_LIKE.prefillMsPerToken) / results.engines;
+  const measured = roundRobin.results.filter((result) => result.sentMs >= WARMUP_MS);
+  const heavy = measured.filter((result) => result.tenant < 0).length;
+  const waitShare = (heavy * Math.max(0, HEAVY_BURST - results.engines)) / HEAVY_BURST / measured.length;
+  const goal = TTFT_GOAL * summarize(roundRobin).ttftP99;
+  return `\n\nThe floor under every strategy's TTFT p99: a burst's ${HEAVY_BURST} prompts of ${thousands(HEAVY_PROMPT_TOKENS)} tokens take ${fixed(floorMs, 0)} ms to prefill with all ${results.engines} engines on them (${VLLM_LIKE.prefillMsPerToken} ms a token), so whatever the routing, the ${HEAVY_BURST - results.engines} of each burst that are not first on an engine get their first token no sooner than ${fixed(floorMs, 0)} ms after it was sent. They are ${percent(waitShare)} of the measured requests${waitShare > 0.01 ? `, more than 1 %: no routing brings the p99 under ~${fixed(floorMs, 0)} ms, while ${TTFT_GOAL}× round-robin's p99 is ${fixed(goal, 0)} ms${goal < floorMs ? ', below that floor' : ''}` : ''}.`;
+}
+
+/**
+ * Where the engine-aware light tenants' tail comes from: their requests sent while a heavy burst's
+ * prefill still runs (within the floor's time of a burst) against the others.
+ */
+function burstShadow(results: EngineFleetResults): string {
+  const aware = results.runs.find((run) => run.name === 'engine-aware' && run.heavy);
+  if (aware === undefined || results.plan.heavyCount === 0) return '';
+  const floorMs = (HEAVY_BURST * HEAVY_PROMPT_TOKENS * VLLM_LIKE.prefillMsPerToken) / results.engines;
+  const measured = aware.results.filter((result) => result.sentMs >= WARMUP_MS);
+  const bursts = [...new Set(measured.filter((result) => result.tenant < 0).map((result) => Math.round(result.sentMs / 100) * 100))];
+  const light = measured.filter((result) => result.tenant >= 0);
+  const shadowed = light.filter((result) => bursts.some((at) => result.sentMs >= at && result.sentMs < at + floorMs));
+  const clear = light.filter((result) => !shadowed.includes(result));
+  if (shadowed.length === 0 || clear.length === 0) return '';
+  const p99 = (runs: readonly RequestResult[]) => fixed(quantileOf(sortedTtfts(runs), 0.99), 0);
+  const p50 = (runs: readonly RequestResult[]) => fixed(quantileOf(sortedTtfts(runs), 0.5), 0);
+  return ` With engine-aware routing, ${percent(shadowed.length / light.length)} of the light tenants' requests were sent within ${fixed(floorMs, 0)} ms of a heavy burst, while every engine prefills its share of it (the engine runs the prompts it has started before it takes new ones): their TTFT p50 ${p50(shadowed)} ms, p99 ${p99(shadowed)} ms; the others' p50 ${p50(clear)} ms, p99 ${p99(clear)} ms.`;
+}
+
 function modelText(results: EngineFleetResults): string {
   const p = VLLM_LIKE;
   const { plan } = results;
-  return `${results.engines} simulated vLLM-like engines (\`bench/fleet/engine-model.ts\`), each: at most ${p.maxBatch} requests in its batch, a FIFO queue behind it, a step of ${p.stepBaseMs} ms + ${p.stepPerSequenceMs} ms per running request (one token each), plus ${p.prefillMsPerToken} ms per prompt token not in its prefix cache (${thousands(p.kvBlocks)} KV blocks of 16 tokens, least recently used evicted; \`vllm:kv_cache_usage_perc\` counts the blocks of running requests, as vLLM does). About ${TIME_SCALE}× faster than a mid-size model on one GPU, so Munja polls the engines every ${Math.round(2000 / TIME_SCALE)} ms instead of 2000. Not modelled: chunked prefill, preemption, speculative decoding, a real tokenizer (4 characters a token), stop sequences (every reply runs to \`max_tokens\`), the GPU's memory effects beyond the linear step cost.
+  return `${results.engines} simulated vLLM-like engines (\`bench/fleet/engine-model.ts\`), each: at most ${p.maxBatch} requests in its batch, a FIFO queue behind it, a step of ${p.stepBaseMs} ms + ${p.stepPerSequenceMs} ms per running request (one token each), plus ${p.prefillMsPerToken} ms per prompt token prefilled in it (those not in its prefix cache), chunked prefill within ${thousands(p.maxBatchedTokens)} tokens a step (vLLM V1's scheduling: decodes first, then prefill chunks) (${thousands(p.kvBlocks)} KV blocks of 16 tokens, least recently used evicted; \`vllm:kv_cache_usage_perc\` counts the blocks of running requests, as vLLM does). About ${TIME_SCALE}× faster than a mid-size model on one GPU, so Munja polls the engines every ${Math.round(2000 / TIME_SCALE)} ms instead of 2000. Not modelled: preemption, speculative decoding, a real tokenizer (4 characters a token), stop sequences (every reply runs to \`max_tokens\`), the GPU's memory effects beyond the linear step cost.
 
-Workload (\`bench/fleet/workload.ts\`, the same plan for every strategy): ${plan.sessionCount} agent sessions of 4 light tenants (own account and key each) started at random over ${plan.seconds} s (${fixed(plan.sessionRate, 1)} a second), ${plan.replyTokens}-token replies, each turn the shared ~1,000-token system prompt, the conversation so far and a new ~400-token message (a user's or a tool's output), the session named in \`user\`, its next turn 150–450 ms after its reply; one heavy tenant (own account and key) sending ${plan.heavyCount} prompts of ~3,000 tokens sharing nothing, in bursts of 8 every 2 s. Offered: ${percent((plan.offered.light + plan.offered.heavy) / results.engines)} of the fleet's capacity as computed for engines holding the system prompt but no conversation (light ${percent(plan.offered.light / results.engines)}, heavy ${percent(plan.offered.heavy / results.engines)}). Figures leave out requests sent in the first ${WARMUP_MS / 1000} s; a failed request counts as an infinite TTFT. At this load every strategy can serve what is offered, so output tokens per second differ mostly by when the last replies end: the throughput target checks that a strategy loses nothing.`;
+Workload (\`bench/fleet/workload.ts\`, the same plan for every strategy): ${plan.sessionCount} agent sessions of 4 light tenants (own account and key each) started at random over ${plan.seconds} s (${fixed(plan.sessionRate, 1)} a second), ${plan.replyTokens}-token replies, ${TURNS} turns each, each turn the shared ~${thousands(SYSTEM_TOKENS)}-token system prompt (instructions and tools, as coding agents send), the conversation so far and a new ~${TURN_TOKENS}-token message (a user's or a tool's output), the session named in \`user\`, its next turn ${THINK_MS[0]}–${THINK_MS[1]} ms after its reply; one heavy tenant (own account and key) sending ${plan.heavyCount} prompts of ~${thousands(HEAVY_PROMPT_TOKENS)} tokens sharing nothing, in bursts of ${HEAVY_BURST} every ${HEAVY_EVERY_MS / 1000} s. Offered: ${percent((plan.offered.light + plan.offered.heavy) / results.engines)} of the fleet's capacity as computed for engines holding the system prompt but no conversation (light ${percent(plan.offered.light / results.engines)}, heavy ${percent(plan.offered.heavy / results.engines)}). Figures leave out requests sent in the first ${WARMUP_MS / 1000} s; a failed request counts as an infinite TTFT. At this load every strategy can serve what is offered, so output tokens per second differ mostly by when the last replies end: the throughput target checks that a strategy loses nothing.`;
 }
 
 /** The section's markdown; `plotLink`: the plot's path from the report's folder. */
@@ -149,7 +185,7 @@ ${table(['strategy', 'requests', 'TTFT p50, ms', 'TTFT p99, ms', 'light tenants 
 
 Targets (engine-aware, against each baseline in the same run):
 
-${table(['target', 'measured', 'verdict'], targets, true)}
+${table(['target', 'measured', 'verdict'], targets, true)}${burstFloor(results)}${burstShadow(results)}
 ${plotLink === undefined ? '' : `\n![${FLEET_PLOT_TITLE}](${plotLink})\n`}
 Whole scenario: ${fixed(results.seconds, 0)} s. ${problems.length === 0 ? 'Munja logged nothing above info in any run.' : `Problems seen:\n\n${problems.join('\n')}`}`;
 }

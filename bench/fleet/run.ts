@@ -2,7 +2,7 @@
 // bench/REPORT.md). Four simulated vLLM-like engines behind Munja, routed round-robin, by
 // least-outstanding and by the engines' load (Munja's default for engines), the same agent-like
 // workload at ~80 % of the fleet's capacity, plus the engine-aware run without the heavy tenant.
-// Writes bench/FLEET.md and docs/bench/fleet-ttft.svg; takes about 100 s. Nothing is pinned: the
+// Writes bench/FLEET.md and docs/bench/fleet-ttft.svg; takes about 110 s. Nothing is pinned: the
 // engines, Munja and the client share the machine's cores. Every process it starts is stopped by its PID.
 //   BENCH_FLEET_SECONDS [16]   seconds of arrivals per strategy
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -15,15 +15,20 @@ import { tokensOf } from './prefix-cache.ts';
 
 export const LOAD_SHARE = 0.8;
 export const LIGHT_TENANTS = 4;
-const SYSTEM_TOKENS = 1_000;
+// The light sessions' shape follows what coding agents send (Codex CLI and Claude Code requests as
+// captured): a first request of 27,000–40,000 characters (about 6,700–10,000 tokens) of
+// instructions and tool definitions before the user's first words, then the whole history resent
+// every turn, each tool call and its output appended. Tool outputs vary from a line to a file;
+// 400 tokens stands for a typical one, and a session runs 12 turns (an agent's loop of tool calls).
+export const SYSTEM_TOKENS = 8_000;
 /** A turn's new message: the user's words or a tool's output. */
-const TURN_TOKENS = 400;
-const TURNS = 6;
+export const TURN_TOKENS = 400;
+export const TURNS = 12;
 const REPLY_TOKENS = 32;
-const THINK_MS = [150, 450] as const;
-const HEAVY_PROMPT_TOKENS = 3_000;
-const HEAVY_BURST = 8;
-const HEAVY_EVERY_MS = 2_000;
+export const THINK_MS = [150, 450] as const;
+export const HEAVY_PROMPT_TOKENS = 3_000;
+export const HEAVY_BURST = 8;
+export const HEAVY_EVERY_MS = 2_000;
 const HEAVY_FIRST_MS = 1_000;
 
 export interface Message {

@@ -6,6 +6,7 @@
 import type { ChatRequest } from '../validation/chat-request.ts';
 
 const PREFIX_CHARS = 1024;
+const CHARS_PER_TOKEN = 4;
 /** Longer client keys are hashed, so that the affinity table's entries stay small. */
 const MAX_KEY_CHARS = 128;
 
@@ -24,6 +25,23 @@ export function conversationKey(request: ChatRequest, session = ''): string | nu
     break;
   }
   return `p:${hash.toString(36)}`;
+}
+
+/**
+ * The prompt tokens of the request's leading system (or developer) message, estimated at 4 characters
+ * a token: the instructions every session of a client starts with, which any engine that served
+ * one of them holds in its prefix cache. Other requests' prompts share nothing known: 0.
+ */
+export function sharedPrefixTokens(request: ChatRequest): number {
+  const first = request.messages[0];
+  return first !== undefined && (first.role === 'system' || first.role === 'developer') ? Math.ceil(first.content.length / CHARS_PER_TOKEN) : 0;
+}
+
+/** A hash of the request's leading system (or developer) message (its first PREFIX_CHARS and its length); 0 without one. */
+export function sharedPrefixHash(request: ChatRequest): number {
+  const first = request.messages[0];
+  if (first === undefined || (first.role !== 'system' && first.role !== 'developer')) return 0;
+  return (fnv1a(FNV_OFFSET, first.content) ^ first.content.length) >>> 0 || 1;
 }
 
 function bounded(kind: string, key: string): string {

@@ -27,6 +27,8 @@ export interface Completion {
   readonly model: ModelConfig;
   /** max_tokens for the engine (the client's, or what the context leaves). */
   readonly maxTokens: number;
+  /** The prompt's tokens as estimated on admission (or counted, for the local engine's models). */
+  readonly promptTokens: number;
   /** Headers for a streamed response (rate limits, …). */
   readonly headers: Readonly<Record<string, string>>;
   /** A relayed JSON completion may come back as bytes ready to send (`bytes`) rather than parsed. */

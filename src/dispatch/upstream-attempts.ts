@@ -18,7 +18,7 @@ import type { Completion, OutcomeListener } from './dispatch.ts';
 import type { InFlight } from './in-flight.ts';
 import type { RetryBudget } from './retry-budget.ts';
 import type { UpstreamHealth } from './upstream-health.ts';
-import { conversationKey } from './conversation-key.ts';
+import { conversationKey, sharedPrefixHash, sharedPrefixTokens } from './conversation-key.ts';
 import type { AdmissionQueue } from './admission-queue.ts';
 import type { EngineChoice } from './engine-choice.ts';
 
@@ -49,13 +49,13 @@ function send(deps: UpstreamDispatchDeps, completion: Completion, target: Upstre
   // Only a model that declares engines pays for a conversation key and the saturation scores.
   const engines = target.engineAware === true ? deps.engines ?? null : null;
   const conversation = engines === null ? null : conversationKey(completion.request, completion.client.session);
-  const first = engines === null ? deps.health.pick(upstreams) : engines.pick(upstreams, null, conversation);
+  const first = engines === null ? deps.health.pick(upstreams) : engines.pick(upstreams, null, conversation, completion.promptTokens, sharedPrefixTokens(completion.request), sharedPrefixHash(completion.request));
   if (first === null) return listener.failed(unavailable(deps.health.msUntilRetry(upstreams)));
   // Every upstream full, or requests waiting already (a newcomer does not pass them): it waits its turn.
   const { queue } = deps;
   if (mayWait && engines !== null && queue !== undefined && (engines.full || queue.waiting > 0) && queue.hold(deps, completion, listener)) return;
   deps.retryBudget.deposit();
-  new UpstreamAttempts(deps, completion, upstreams, engines, conversation, listener).start(first);
+  new UpstreamAttempts(deps, completion, upstreams, engines, conversation, engines === null ? 0 : engines.weight, listener).start(first);
 }
 
 /**
@@ -76,17 +76,20 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   readonly #upstreams: readonly UpstreamConfig[];
   readonly #engines: EngineChoice | null;
   readonly #conversation: string | null;
+  /** The prompt tokens the attempt's engine is estimated to prefill (engine-choice.ts); 0 without engines. */
+  #weight = 0;
   readonly #listener: OutcomeListener;
   #retried = false;
   /** An attempt is under way: ended once, whether its exchange tells or dispatching it throws. */
   #attempting = false;
 
-  constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], engines: EngineChoice | null, conversation: string | null, listener: OutcomeListener) {
+  constructor(deps: UpstreamDispatchDeps, completion: Completion, upstreams: readonly UpstreamConfig[], engines: EngineChoice | null, conversation: string | null, weight: number, listener: OutcomeListener) {
     this.#completion = completion;
     this.#deps = deps;
     this.#upstreams = upstreams;
     this.#engines = engines;
     this.#conversation = conversation;
+    this.#weight = weight;
     this.#listener = listener;
   }
 
@@ -142,7 +145,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.native = native !== null && upstream.api.includes(native.api) ? native : null;
     health.begin(upstream);
     inFlight.begin(upstream);
-    this.#engines?.began(upstream);
+    this.#engines?.began(upstream, this.#weight);
     this.#attempting = true;
     try {
       this.dispatcher = pools.get(upstream.origin);
@@ -167,8 +170,10 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     const { health, retryBudget, resilience } = this.#deps;
     // Another upstream if there is a healthy one; the same one again only after a failure that a
     // new connection may not repeat, and only if that failure did not just eject it.
-    const other = this.#engines === null ? health.pick(this.#upstreams, first) : this.#engines.pick(this.#upstreams, first, this.#conversation);
+    const other = this.#engines === null ? health.pick(this.#upstreams, first) : this.#engines.pick(this.#upstreams, first, this.#conversation, this.#completion.promptTokens, sharedPrefixTokens(this.#completion.request), sharedPrefixHash(this.#completion.request));
     const second = other ?? (error.retrySame ? health.pick([first]) : null);
+    // The retry's engine is estimated to prefill what its pick said (all of it on the same one again: it failed there).
+    if (this.#engines !== null) this.#weight = other === null ? this.#completion.promptTokens : this.#engines.weight;
     if (second === null || !retryBudget.tryWithdraw()) return this.#listener.failed(error.apiError);
     this.#retried = true;
     const pause = jittered(resilience.retry.backoffMs);
@@ -182,7 +187,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     this.#attempting = false;
     this.#deps.health.end(upstream, verdict, retryAfterMs);
     this.#deps.inFlight.end(upstream);
-    this.#engines?.ended(upstream);
+    this.#engines?.ended(upstream, this.#weight);
     const { queue } = this.#deps;
     if (queue !== undefined && queue.waiting > 0) queue.capacityFreed();
     return upstream;

@@ -4,7 +4,7 @@ import { EngineModel, type EngineParams, type TokenSink } from '../../../bench/f
 import { createEngineServer, promptOf, replyToken } from '../../../bench/fleet/engine-server.ts';
 import { BLOCK_TOKENS, CHARS_PER_TOKEN } from '../../../bench/fleet/prefix-cache.ts';
 
-const PARAMS: EngineParams = { maxBatch: 4, stepBaseMs: 10, stepPerSequenceMs: 2, prefillMsPerToken: 0.1, kvBlocks: 100 };
+const PARAMS: EngineParams = { maxBatch: 4, stepBaseMs: 10, stepPerSequenceMs: 2, prefillMsPerToken: 0.1, kvBlocks: 100, maxBatchedTokens: 10_000 };
 
 /** A prompt of `blocks` full cache blocks, distinct for each `seed`. */
 const promptOfBlocks = (blocks: number, seed: string) => seed.padEnd(blocks * BLOCK_TOKENS * CHARS_PER_TOKEN, '.');
@@ -79,6 +79,35 @@ describe('the simulated engine', () => {
     expect(continued.cached).toBe(20 * BLOCK_TOKENS);
     expect(warm).toBeLessThan(fresh!);
     expect(fresh! - warm!).toBeCloseTo(20 * BLOCK_TOKENS * PARAMS.prefillMsPerToken, 6);
+  });
+
+  it('prefills a long prompt in chunks within the step budget, decoding the batch meanwhile, running requests first', () => {
+    const engine = new EngineModel({ ...PARAMS, maxBatchedTokens: 100 });
+    const short = recorder();
+    engine.submit('user: hi\n', 5, short);
+    engine.beginStep();
+    engine.endStep();
+    expect(short.tokens).toBe(1);
+    const long = recorder();
+    engine.submit(promptOfBlocks(15, 'long'), 1, long);
+    const later = recorder();
+    engine.submit('user: later\n', 1, later);
+    // 240 prompt tokens, 99 a step (one token of the budget goes to the decode): 99, 99, then 42.
+    const steps: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      steps.push(engine.beginStep()!);
+      engine.endStep();
+    }
+    expect(short.tokens).toBe(3);
+    expect(long.tokens).toBe(0);
+    expect(later.tokens).toBe(0);
+    expect(steps[0]).toBeCloseTo(10 + 2 * 2 + 0.1 * 99, 6);
+    // The last chunk leaves room in the budget: the request behind it is admitted and prefilled too.
+    expect(engine.beginStep()).toBeCloseTo(10 + 2 * 3 + 0.1 * (42 + 3), 6);
+    engine.endStep();
+    expect([short.tokens, long.tokens, later.tokens]).toEqual([4, 1, 1]);
+    runToIdle(engine);
+    expect(later.finished && short.finished && long.finished).toBe(true);
   });
 
   it('forgets the least recently used prefix when the KV cache needs the room', () => {

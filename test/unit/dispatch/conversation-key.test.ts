@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationKey } from '../../../src/dispatch/conversation-key.ts';
+import { conversationKey, sharedPrefixHash, sharedPrefixTokens } from '../../../src/dispatch/conversation-key.ts';
 import type { ChatRequest } from '../../../src/validation/chat-request.ts';
 
 function request(body: Record<string, unknown>, messages: Array<{ role: string; content: string }>): ChatRequest {
@@ -36,5 +36,22 @@ describe('conversationKey', () => {
     expect(key.length).toBeLessThan(40);
     expect(conversationKey(request({ prompt_cache_key: 'x'.repeat(10_001) }, [SYSTEM]))).not.toBe(key);
     expect(conversationKey(request({}, []))).toBeNull();
+  });
+
+  it("estimates a leading system or developer message's tokens as shared; a prompt without one shares none", () => {
+    const instructions = 'x'.repeat(4_001);
+    expect(sharedPrefixTokens(request({}, [{ role: 'system', content: instructions }, { role: 'user', content: 'fix the bug' }]))).toBe(1_001);
+    expect(sharedPrefixTokens(request({}, [{ role: 'developer', content: instructions }]))).toBe(1_001);
+    expect(sharedPrefixTokens(request({}, [{ role: 'user', content: instructions }]))).toBe(0);
+    expect(sharedPrefixTokens(request({}, []))).toBe(0);
+  });
+
+  it("hashes a leading system message, the same for every session that starts with it; 0 without one", () => {
+    const a = request({}, [SYSTEM, { role: 'user', content: 'fix the bug' }]);
+    const b = request({}, [SYSTEM, { role: 'user', content: 'write docs' }]);
+    expect(sharedPrefixHash(a)).not.toBe(0);
+    expect(sharedPrefixHash(a)).toBe(sharedPrefixHash(b));
+    expect(sharedPrefixHash(request({}, [{ role: 'system', content: 'Another agent.' }]))).not.toBe(sharedPrefixHash(a));
+    expect(sharedPrefixHash(request({}, [{ role: 'user', content: 'fix the bug' }]))).toBe(0);
   });
 });

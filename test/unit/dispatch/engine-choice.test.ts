@@ -30,6 +30,9 @@ class FakeSignals {
   ended(): void {}
 }
 
+/** The hash of a system prompt (conversation-key.ts, sharedPrefixHash). */
+const SYSTEM_PROMPT = 0x5157;
+
 /** A seeded generator, so that the random draws are the same on every run. */
 function seeded(seed = 1): () => number {
   let state = seed;
@@ -179,6 +182,107 @@ describe('EngineChoice with prefix affinity', () => {
     expect(choice.remembered).toBe(0);
   });
 });
+
+describe('EngineChoice: load in prompt tokens', () => {
+  /** Picks and starts a request of `tokens` prompt tokens; the upstream and the weight it was started with. */
+  function start(choice: EngineChoice, upstreams: readonly UpstreamConfig[], conversation: string | null, tokens: number) {
+    const chosen = choice.pick(upstreams, null, conversation, tokens)!;
+    const { weight } = choice;
+    choice.began(chosen, weight);
+    return { chosen, weight };
+  }
+
+  it('a burst of long prompts spreads evenly: the engine with the fewest prompt tokens in flight takes the next', () => {
+    const { signals, choice, upstreams } = setup();
+    for (const target of upstreams) signals.scores.set(target, 0.1);
+    const counts = tally(() => start(choice, upstreams, null, 3_000).chosen, 8);
+    expect([...counts.values()]).toEqual([2, 2, 2, 2]);
+    for (const target of upstreams) expect(choice.tokensInFlight(target)).toBe(6_000);
+  });
+
+  it('tokens outweigh a lower score among unsaturated engines, never a saturated one', () => {
+    const { signals, choice, upstreams } = setup(3);
+    const [busy, quiet, full] = upstreams as [UpstreamConfig, UpstreamConfig, UpstreamConfig];
+    signals.scores.set(busy, 0.1).set(quiet, 0.6).set(full, 1.5);
+    choice.began(busy, 3_000);
+    for (let i = 0; i < 20; i++) expect(choice.pick(upstreams, null, null, 500)).toBe(quiet);
+    choice.ended(busy, 3_000);
+    expect(choice.tokensInFlight(busy)).toBe(0);
+  });
+
+  it("a conversation's engine is charged only the tokens added since its last turn; another engine all of them", () => {
+    const { signals, choice, upstreams } = setup();
+    for (const target of upstreams) signals.scores.set(target, 0.1);
+    const first = start(choice, upstreams, 'k:agent', 9_000);
+    expect(first.weight).toBe(9_000);
+    choice.ended(first.chosen, first.weight);
+    const second = start(choice, upstreams, 'k:agent', 9_500);
+    expect(second.chosen).toBe(first.chosen);
+    expect(second.weight).toBe(500);
+    expect(choice.tokensInFlight(first.chosen)).toBe(500);
+  });
+
+  it('past the bound on requests, a home keeps its conversation while moving would cost more prefill than staying', () => {
+    const { inFlight, signals, choice, upstreams } = setup(2);
+    for (const target of upstreams) signals.scores.set(target, 0.1);
+    const home = choice.pick(upstreams, null, 'k:agent', 9_000, 8_000, SYSTEM_PROMPT)!;
+    const other = upstreams.find((target) => target !== home)!;
+    // Another session with the same system prompt went to the other engine: it holds that prompt too.
+    choice.pick(upstreams, home, null, 8_100, 8_000, SYSTEM_PROMPT);
+    // Three requests in flight at home reach the bound on requests (see above); 2,000 tokens to prefill there.
+    for (let i = 0; i < 3; i++) inFlight.begin(home);
+    choice.began(home, 2_000);
+    // Home: 2,000 + the turn's new 500. Elsewhere: 6,000 ahead + the conversation's 1,500 beyond the system prompt.
+    choice.began(other, 6_000);
+    expect(choice.pick(upstreams, null, 'k:agent', 9_500, 8_000, SYSTEM_PROMPT)).toBe(home);
+    // Without the 6,000 elsewhere, moving is cheaper: the bound on requests holds.
+    choice.ended(other, 6_000);
+    expect(choice.pick(upstreams, null, 'k:agent', 10_000, 8_000, SYSTEM_PROMPT)).toBe(other);
+  });
+
+  it('a shared system prompt is charged only where it was not sent lately, and draws new sessions to an engine that holds it', () => {
+    const { signals, choice, upstreams } = setup();
+    for (const target of upstreams) signals.scores.set(target, 0.1);
+    const warm = choice.pick(upstreams, null, null, 9_000, 8_000, SYSTEM_PROMPT)!;
+    expect(choice.weight).toBe(9_000);
+    for (let session = 0; session < 10; session++) {
+      expect(choice.pick(upstreams, null, null, 8_500, 8_000, SYSTEM_PROMPT)).toBe(warm);
+      expect(choice.weight).toBe(500);
+    }
+    // Its engine loaded past what the prompt costs elsewhere: the next goes elsewhere, charged all of it.
+    choice.began(warm, 9_000);
+    expect(choice.pick(upstreams, null, null, 8_500, 8_000, SYSTEM_PROMPT)).not.toBe(warm);
+    expect(choice.weight).toBe(8_500);
+    // A prompt without a system message shares nothing: charged in full.
+    choice.pick(upstreams, null, null, 3_000, 0, 0);
+    expect(choice.weight).toBe(3_000);
+  });
+
+  it('a new conversation leaves its hashed engine for another when that one carries more than 1.25x the average tokens', () => {
+    const { signals, choice, upstreams } = setup();
+    for (const target of upstreams) signals.scores.set(target, 0.1);
+    // Find where the conversation hashes on an idle fleet, then load that engine with prompt tokens.
+    const { chosen: home, weight } = start(choice, upstreams, 'k:probe', 3_000);
+    choice.ended(home, weight);
+    const fresh = setup();
+    for (const target of fresh.upstreams) fresh.signals.scores.set(target, 0.1);
+    const hashedHome = fresh.upstreams[upstreams.indexOf(home)]!;
+    fresh.choice.began(hashedHome, 3_000);
+    // Its tokens and the request's (6,000) against 1.25 × (3,000 + 3,000) / 4: it goes elsewhere, and is remembered there.
+    const moved = fresh.choice.pick(fresh.upstreams, null, 'k:probe', 3_000)!;
+    expect(moved).not.toBe(hashedHome);
+    expect(fresh.choice.pick(fresh.upstreams, null, 'k:probe', 3_000)).toBe(moved);
+    // Without the load, the hash's engine takes it.
+    expect(setupPick('k:probe')).toBe(upstreams.indexOf(home));
+  });
+});
+
+/** Where a conversation goes on an idle fleet of four, by index. */
+function setupPick(conversation: string): number {
+  const { signals, choice, upstreams } = setup();
+  for (const target of upstreams) signals.scores.set(target, 0.1);
+  return upstreams.indexOf(choice.pick(upstreams, null, conversation, 3_000)!);
+}
 
 describe('EngineChoice: when the upstreams are full (the admission queue waits)', () => {
   it('is full at a saturated fresh sample, and not on a sample missing or stale (only the cap counts then)', () => {
