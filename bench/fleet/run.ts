@@ -5,12 +5,12 @@
 // Writes bench/FLEET.md and docs/bench/fleet-ttft.svg; takes about 110 s. Nothing is pinned: the
 // engines, Munja and the client share the machine's cores. Every process it starts is stopped by its PID.
 //   BENCH_FLEET_SECONDS [16]   seconds of arrivals per strategy
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { say } from '../phases.ts';
-import { stopAll } from '../processes.ts';
+import { benchScratch } from '../processes.ts';
 import { describeMachine, machineBusyOver } from '../proc-stats.ts';
 import { commitDescription } from '../run-info.ts';
 import { readSettings } from '../settings.ts';
@@ -21,18 +21,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 async function main(): Promise<void> {
   const settings = readSettings();
-  const tempDir = mkdtempSync(join(tmpdir(), 'munja-bench-fleet-'));
-  let cleaning: Promise<void> | undefined;
-  const cleanUp = () => (cleaning ??= (async () => {
-    await stopAll();
-    rmSync(tempDir, { recursive: true, force: true });
-  })());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`\nbench: ${signal}: stopping the processes it started\n`);
-      void cleanUp().finally(() => process.exit(130));
-    });
-  }
+  const { tempDir, cleanUp } = benchScratch('munja-bench-fleet-');
   try {
     const backgroundBusy = await machineBusyOver(1_000);
     const commit = await commitDescription(ROOT);
