@@ -41,16 +41,22 @@ export interface BudgetResult {
 
 interface Stored {
   period: number;
+  /** The kind and end (ms; Infinity for `total`) of `period`, so that a next operation within it need not work it out. */
+  periodKind: BudgetPeriod | null;
+  periodEndsAt: number;
   spent: number;
   /** Reservation id → [amount, expiry ms]. */
   readonly reservations: Map<string, [number, number]>;
+  /** The sum of the reservations' amounts, kept as they come and go (not summed on every operation). */
+  reserved: number;
+  /** No reservation expires before this (ms): until then nothing needs to be swept. */
+  nextExpiry: number;
 }
 
 interface Loaded {
   readonly stored: Stored;
   readonly budget: Budget;
   readonly endsAt: number | null;
-  reserved: number;
 }
 
 const NONE: ScopeState = Object.freeze({ spent: 0, reserved: 0, endsAt: null });
@@ -67,7 +73,7 @@ export class BudgetBook {
         let tightest = Infinity;
         loaded.forEach((scope, index) => {
           if (scope === null) return;
-          const left = scope.budget.limit - scope.stored.spent - scope.reserved;
+          const left = scope.budget.limit - scope.stored.spent - scope.stored.reserved;
           if (op.amount > left && left < tightest) {
             allowed = false;
             limitedBy = index === 0 ? 'key' : 'account';
@@ -83,7 +89,7 @@ export class BudgetBook {
           const held = scope.stored.reservations.get(op.id);
           if (held !== undefined) {
             scope.stored.reservations.delete(op.id);
-            scope.reserved -= held[0];
+            scope.stored.reserved -= held[0];
           }
           scope.stored.spent += op.cost;
         }
@@ -106,27 +112,49 @@ export class BudgetBook {
   /** The scope in its current period, its expired reservations dropped; null without a budget. */
   #load(name: string, budget: Budget | null, now: number): Loaded | null {
     if (budget === null) return null;
-    const { id, endsAt } = periodAt(budget.period, now);
     let stored = this.scopes.get(name);
-    if (stored === undefined) this.scopes.set(name, (stored = { period: id, spent: 0, reservations: new Map() }));
-    if (stored.period !== id) {
-      stored.period = id;
-      stored.spent = 0;
+    if (stored === undefined) {
+      const { id, endsAt } = periodAt(budget.period, now);
+      stored = { period: id, periodKind: budget.period, periodEndsAt: endsAt ?? Infinity, spent: 0, reservations: new Map(), reserved: 0, nextExpiry: Infinity };
+      this.scopes.set(name, stored);
+    } else if (stored.periodKind !== budget.period || now >= stored.periodEndsAt) {
+      const { id, endsAt } = periodAt(budget.period, now);
+      if (stored.period !== id) {
+        stored.period = id;
+        stored.spent = 0;
+      }
+      stored.periodKind = budget.period;
+      stored.periodEndsAt = endsAt ?? Infinity;
     }
-    let reserved = 0;
-    for (const [reservation, [amount, expiry]] of stored.reservations) {
-      if (expiry <= now) stored.reservations.delete(reservation);
-      else reserved += amount;
-    }
-    return { stored, budget, endsAt, reserved };
+    if (stored.nextExpiry <= now) sweep(stored, now);
+    return { stored, budget, endsAt: stored.periodEndsAt === Infinity ? null : stored.periodEndsAt };
   }
 }
 
+/** Drops the expired reservations and works out the sum and the next expiry again. */
+function sweep(stored: Stored, now: number): void {
+  let reserved = 0;
+  let nextExpiry = Infinity;
+  for (const [reservation, [amount, expiry]] of stored.reservations) {
+    if (expiry <= now) {
+      stored.reservations.delete(reservation);
+    } else {
+      reserved += amount;
+      nextExpiry = Math.min(nextExpiry, expiry);
+    }
+  }
+  stored.reserved = reserved;
+  stored.nextExpiry = nextExpiry;
+}
+
 function hold(scope: Loaded, id: string, amount: number, expiry: number): void {
-  if (!scope.stored.reservations.has(id)) scope.reserved += amount;
-  scope.stored.reservations.set(id, [amount, expiry]);
+  const { stored } = scope;
+  // A renewal keeps its amount (as budget.lua does): the sum changes only for a new reservation.
+  if (!stored.reservations.has(id)) stored.reserved += amount;
+  stored.reservations.set(id, [amount, expiry]);
+  if (expiry < stored.nextExpiry) stored.nextExpiry = expiry;
 }
 
 function stateOf(scope: Loaded | null): ScopeState {
-  return scope === null ? NONE : { spent: scope.stored.spent, reserved: scope.reserved, endsAt: scope.endsAt };
+  return scope === null ? NONE : { spent: scope.stored.spent, reserved: scope.stored.reserved, endsAt: scope.endsAt };
 }
