@@ -5,7 +5,7 @@
 // entry is found whatever form the request asks, and served in it when it can be (cross-form.ts).
 // Concurrent identical misses wait for the first one's answer, for at most singleFlightWaitMs; a
 // first one that fails releases them to call on their own.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.ts';
 import type { CacheConfig, ModelCacheConfig, ModelConfig } from '../config/config-types.ts';
 import { DEFAULT_CACHE_TTL_SECONDS } from '../config/default-config.ts';
@@ -113,7 +113,8 @@ export class ResponseCache {
    * cache setting: the same bytes again are the same request, so a repeat is answered without parsing them.
    */
   exactKey(accountId: string, header: string, keyMode: string, body: Uint8Array | ArrayBuffer): string {
-    return createHash('sha256').update(`${accountId}\n${header}\n${keyMode}\n`).update(body instanceof ArrayBuffer ? new Uint8Array(body) : body).digest('base64url');
+    // The one-shot digest of the body alone, the rest (none of which holds a line break) beside it: half the cost of a hash object.
+    return `${accountId}\n${header}\n${keyMode}\n${hash('sha256', body instanceof ArrayBuffer ? new Uint8Array(body) : body, 'base64url')}`;
   }
 
   /** The reply for bytes seen before, if it is still kept and the key may use its model. */
