@@ -1,7 +1,8 @@
 // The response cache's bounds: the file's `cache` over the defaults, and from the environment
 // MUNJA_CACHE_MAX_BYTES, which wins over the file.
 import { ConfigError } from './config-error.ts';
-import { CACHE_FILE_SCHEMA, type ConfigFile, type ModelFile } from './config-schema.ts';
+import { CACHE_FILE_SCHEMA } from './config-schema.ts';
+import type { ConfigFile, ModelFile } from './config-file.ts';
 import type { CacheConfig, ModelCacheConfig } from './config-types.ts';
 import { DEFAULT_CACHE, DEFAULT_CACHE_TTL_SECONDS } from './default-config.ts';
 import type { Env } from './load-config.ts';

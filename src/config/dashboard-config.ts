@@ -3,7 +3,7 @@
 // except on localhost, and `__Host-` requires Secure, so the cookie then loses its prefix too),
 // MUNJA_SMTP_URL (it may hold a password, so it is never in the file) and MUNJA_MAIL_FROM.
 import { ConfigError } from './config-error.ts';
-import type { DashboardFile } from './config-schema.ts';
+import type { DashboardFile } from './config-file.ts';
 import type { DashboardConfig, SignUpMode } from './config-types.ts';
 import { DEFAULT_DASHBOARD } from './default-config.ts';
 import type { Env } from './load-config.ts';

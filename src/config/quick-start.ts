@@ -1,6 +1,6 @@
 // MUNJA_UPSTREAM_URL (+ MUNJA_UPSTREAM_KEY, MUNJA_UPSTREAM_MODEL): every documented id served by
 // one OpenAI-compatible server, without a config file.
-import type { ModelFile } from './config-schema.ts';
+import type { ModelFile } from './config-file.ts';
 import type { Env } from './load-config.ts';
 import { checkUpstreamBaseUrl } from './upstream-base-url.ts';
 

@@ -1,7 +1,8 @@
 // Stored Responses: the file's `responses` over the defaults, and from the environment
 // MUNJA_RESPONSES_TTL_SECONDS and MUNJA_RESPONSES_MAX_STORED_BYTES, which win over the file.
 import { ConfigError } from './config-error.ts';
-import { type ConfigFile, RESPONSES_FILE_SCHEMA } from './config-schema.ts';
+import { RESPONSES_FILE_SCHEMA } from './config-schema.ts';
+import type { ConfigFile } from './config-file.ts';
 import type { ResponsesConfig } from './config-types.ts';
 import { DEFAULT_RESPONSES } from './default-config.ts';
 import type { Env } from './load-config.ts';

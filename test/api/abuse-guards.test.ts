@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.ts';
 import { createApiKey } from '../../src/auth/create-key.ts';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { FAST_TEST_CONFIG } from '../helpers/gateway.ts';

@@ -11,7 +11,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent, fetch as fetchFrom } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { DEFAULT_QUEUE } from '../../src/config/default-config.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';

@@ -1,7 +1,7 @@
 // A reload in one process, driven directly (the signal and CLI paths are in test/faults): new key
 // limits, new models and new MCP origins apply to the next request; a bad config changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { reloadConfig } from '../../src/lifecycle/config-reload.ts';

@@ -2,7 +2,7 @@
 // engine that is not saturated and follow the engines' load as it changes, a conversation keeps to
 // its engine, and failover still takes a failed attempt to another engine.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { startGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
 import { type Behavior, type MockUpstream, startMockUpstream } from '../helpers/mock-upstream.ts';

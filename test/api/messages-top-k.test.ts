@@ -2,7 +2,7 @@
 // goes to it as sent), and is a 400 naming it for a model served through the chat translation.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type MockUpstream, startMockUpstream } from '../helpers/mock-upstream.ts';
 

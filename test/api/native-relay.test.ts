@@ -6,7 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { FAST_TEST_CONFIG, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type MockUpstream, startMockUpstream } from '../helpers/mock-upstream.ts';
 import { messagesEvents, responsesEvents, sse } from '../helpers/native-events.ts';

@@ -2,7 +2,7 @@
 // upstream, error mapping before and after the stream starts, and client-abort propagation.
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
 import { type Behavior, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.ts';

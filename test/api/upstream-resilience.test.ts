@@ -3,7 +3,7 @@
 // a 429, and `auto` routing to the least busy model. Each case has its own gateway and mocks, so
 // breaker state never leaks between cases.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { chatBody } from '../helpers/http.ts';
 import { type Behavior, type MockUpstream, startMockUpstream } from '../helpers/mock-upstream.ts';

@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { type TestGateway, startGateway } from '../helpers/gateway.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,7 +1,7 @@
 // Talks to the dashboard's JSON API the way its pages do: same-origin headers, the session cookie
 // and the CSRF token kept between calls. Plus a gateway on the Redis store for the same tests.
 import { Agent, fetch as undiciFetch } from 'undici';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { FAST_TEST_CONFIG, type TestGateway, startGateway } from './gateway.ts';
 
 export interface ApiAnswer {

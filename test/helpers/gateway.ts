@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { type RunningApp, startApp } from '../../src/app.ts';
 import { type CreateApiKeyOptions, createApiKey } from '../../src/auth/create-key.ts';
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import type { LogLevel } from '../../src/config/config-types.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';

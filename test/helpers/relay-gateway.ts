@@ -1,6 +1,6 @@
 // A gateway whose model `up` relays to a private mock upstream, and one key: the set-up of the
 // tests that speak raw HTTP to the gateway and check what did (or did not) reach the upstream.
-import type { ConfigFile } from '../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../src/config/config-file.ts';
 import { FAST_TEST_CONFIG, startGateway, type TestGateway } from './gateway.ts';
 import { type MockUpstream, startMockUpstream } from './mock-upstream.ts';
 

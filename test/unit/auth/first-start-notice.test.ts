@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { firstStartNotice } from '../../../src/auth/first-start-notice.ts';
-import type { ConfigFile } from '../../../src/config/config-schema.ts';
+import type { ConfigFile } from '../../../src/config/config-file.ts';
 import { loadConfig } from '../../../src/config/load-config.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
