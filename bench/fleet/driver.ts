@@ -25,8 +25,8 @@ export interface DriverTarget {
   /** The key of each light tenant, then the heavy tenant's. */
   readonly lightKeys: readonly string[];
   readonly heavyKey: string;
-  /** The model to ask for the n-th request sent (n from 0). */
-  readonly modelFor: (n: number) => string;
+  /** The model to ask for the n-th request sent (n from 0); `heavy`: the heavy tenant's. */
+  readonly modelFor: (n: number, heavy: boolean) => string;
 }
 
 interface Reply {
@@ -83,7 +83,7 @@ export async function drive(plan: WorkloadPlan, target: DriverTarget): Promise<R
   const start = performance.now();
   // A session names itself in `user`: the conversation key the gateway's prefix affinity reads.
   const send = async (key: string, tenant: number, messages: readonly object[], user?: string) => {
-    const body = { model: target.modelFor(sent++), messages, max_tokens: plan.replyTokens, stream: true, ...(user === undefined ? {} : { user }) };
+    const body = { model: target.modelFor(sent++, tenant < 0), messages, max_tokens: plan.replyTokens, stream: true, ...(user === undefined ? {} : { user }) };
     const reply = await stream(dispatcher, target, key, body, tenant, start);
     results.push(reply.result);
     return reply;

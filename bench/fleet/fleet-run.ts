@@ -11,7 +11,7 @@ import { firstLine, runNode, type Started, startNode, stop, type StopOutcome } f
 import { MUNJA_NODE_FLAGS, waitForReady } from '../stack.ts';
 import { VLLM_LIKE } from './engine-model.ts';
 import { drive, type RequestResult } from './driver.ts';
-import { gatewayConfig, STRATEGIES, type Strategy } from './strategies.ts';
+import { gatewayConfig, PARTITIONED, STRATEGIES, type Strategy } from './strategies.ts';
 import { LIGHT_TENANTS, planWorkload, withoutHeavy, type WorkloadPlan } from './workload.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -124,7 +124,7 @@ async function runOne(strategy: Strategy, label: string, plan: WorkloadPlan, key
         origin: `http://127.0.0.1:${gateway.port}`,
         lightKeys: keys.light,
         heavyKey: keys.heavy,
-        modelFor: (n) => strategy.modelFor(n, ENGINES),
+        modelFor: (n, heavy) => strategy.modelFor(n, ENGINES, heavy),
       });
       const prefix = await prefixCounters(ports);
       const problem = gateway.log.tally().firstProblem;
@@ -155,6 +155,7 @@ export async function runEngineFleet(options: EngineFleetOptions, stops: StopOut
   for (const strategy of STRATEGIES) runs.push(await runOne(strategy, strategy.label, plan, keys, dataDir, options, stops));
   const engineAware = STRATEGIES.find((strategy) => strategy.name === 'engine-aware')!;
   runs.push(await runOne(engineAware, 'engine-aware, no heavy tenant', withoutHeavy(plan), keys, dataDir, options, stops));
+  runs.push(await runOne(PARTITIONED, PARTITIONED.label, plan, keys, dataDir, options, stops));
   const { sessions, heavy, system: _system, ...figures } = plan;
   return { engines: ENGINES, plan: { ...figures, sessionCount: sessions.length, heavyCount: heavy.length }, runs, seconds: (performance.now() - began) / 1000 };
 }

@@ -7,15 +7,19 @@
 // least-outstanding: `fleet` is a route over the four single-engine models with Munja's
 //   `least-outstanding` policy (the engine with the fewest requests in flight from this gateway);
 // engine-aware: `fleet` lists the four engines with `"engine": "vllm"` (Munja's routing by the
-//   engines' load, with prefix affinity), its poll interval scaled to the mock's clock.
+//   engines' load, with prefix affinity), its poll interval scaled to the mock's clock;
+// partitioned: engine-aware over the first three engines for the light tenants, the last engine
+//   alone for the heavy tenant (each key sent to its own model): what keeping the heavy tenant's
+//   prefill off the light tenants' engines costs and gives, for the fairness analysis.
 
-export type StrategyName = 'round-robin' | 'least-outstanding' | 'engine-aware';
+export type StrategyName = 'round-robin' | 'least-outstanding' | 'engine-aware' | 'partitioned';
 
 export interface Strategy {
   readonly name: StrategyName;
   readonly label: string;
   readonly models: (ports: readonly number[]) => Record<string, object>;
-  readonly modelFor: (n: number, engines: number) => string;
+  /** The model for the n-th request sent (n from 0); `heavy`: the heavy tenant's. */
+  readonly modelFor: (n: number, engines: number, heavy: boolean) => string;
 }
 
 /** The mock engine runs about this many times faster than the engine it stands for (engine-model.ts). */
@@ -28,6 +32,8 @@ const baseUrl = (port: number) => `http://127.0.0.1:${port}/v1`;
 function singleEngineModels(ports: readonly number[]): Record<string, object> {
   return Object.fromEntries(ports.map((port, index) => [`fleet-${index + 1}`, { upstreams: [{ baseUrl: baseUrl(port), model: 'sim', maxConnections: 1_024 }] }]));
 }
+
+const engineAware = (port: number) => ({ baseUrl: baseUrl(port), model: 'sim', maxConnections: 1_024, engine: 'vllm' });
 
 export const STRATEGIES: readonly Strategy[] = [
   {
@@ -45,10 +51,18 @@ export const STRATEGIES: readonly Strategy[] = [
   {
     name: 'engine-aware',
     label: 'engine-aware (default)',
-    models: (ports) => ({ ...singleEngineModels(ports), fleet: { upstreams: ports.map((port) => ({ baseUrl: baseUrl(port), model: 'sim', maxConnections: 1_024, engine: 'vllm' })) } }),
+    models: (ports) => ({ ...singleEngineModels(ports), fleet: { upstreams: ports.map(engineAware) } }),
     modelFor: () => 'fleet',
   },
 ];
+
+/** Not one of the compared strategies: run once, with the heavy tenant, for the fairness analysis. */
+export const PARTITIONED: Strategy = {
+  name: 'partitioned',
+  label: 'partitioned: heavy tenant on its own engine',
+  models: (ports) => ({ ...singleEngineModels(ports), fleet: { upstreams: ports.slice(0, -1).map(engineAware) } }),
+  modelFor: (_n, engines, heavy) => (heavy ? `fleet-${engines}` : 'fleet'),
+};
 
 /** Munja's config for the strategy: limits that never bind, so that only the routing differs. */
 export function gatewayConfig(strategy: Strategy, ports: readonly number[]): object {

@@ -1,7 +1,8 @@
 // The upstream for a model whose upstreams declare their engines: by saturation, load and prefix
 // affinity rather than by weight. Load is counted in prompt tokens to prefill, since an engine's
 // time to a first token goes with them (one 3,000-token prompt is not one 300-token prompt): each
-// request in flight from this process weighs those its engine is estimated to prefill for it, the
+// request in flight from this process weighs, until its stream starts (the engine has prefilled its
+// prompt then) or it ends, those its engine is estimated to prefill for it, the
 // ones added since the last turn on the engine that served its conversation (it holds the rest in
 // its prefix cache), elsewhere all of them, less its leading system message on an engine sent that
 // message lately (the instructions a client's sessions share, in that engine's cache).
@@ -116,7 +117,12 @@ export class EngineChoice {
 
   ended(upstream: UpstreamConfig, weight = 0): void {
     this.#signals.ended(upstream);
-    if (weight > 0) this.#tokens.set(upstream, Math.max(0, this.tokensInFlight(upstream) - weight));
+    if (weight > 0) this.prefilled(upstream, weight);
+  }
+
+  /** The engine has prefilled an attempt's prompt (its stream started): `weight`, the pick's, is off its count. */
+  prefilled(upstream: UpstreamConfig, weight: number): void {
+    this.#tokens.set(upstream, Math.max(0, this.tokensInFlight(upstream) - weight));
   }
 
   /** The prompt tokens the upstream's engine is estimated to prefill for this process's requests in flight. */

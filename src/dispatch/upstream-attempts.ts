@@ -76,7 +76,7 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
   readonly #upstreams: readonly UpstreamConfig[];
   readonly #engines: EngineChoice | null;
   readonly #conversation: string | null;
-  /** The prompt tokens the attempt's engine is estimated to prefill (engine-choice.ts); 0 without engines. */
+  /** The prompt tokens the attempt's engine is estimated to prefill (engine-choice.ts); 0 without engines, and once its stream has started. */
   #weight = 0;
   readonly #listener: OutcomeListener;
   #retried = false;
@@ -157,6 +157,15 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
       this.#ended('unknown');
       this.#listener.failed(error);
     }
+  }
+
+  /** Its engine has prefilled the prompt: that load is off the engine's count now, not at the reply's end. */
+  streamStarted(): void {
+    if (this.#engines === null || this.#weight === 0) return;
+    this.#engines.prefilled(this.upstream, this.#weight);
+    this.#weight = 0;
+    const { queue } = this.#deps;
+    if (queue !== undefined && queue.waiting > 0) queue.capacityFreed();
   }
 
   succeeded(outcome: UpstreamOutcome): void {

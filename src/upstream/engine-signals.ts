@@ -3,7 +3,9 @@
 // cap, on its own connection (not one of the pool's that requests wait for). A sample older than
 // three missed polls, or none yet, counts as saturated. Between polls, this process's own count of
 // requests in flight on an engine fills the gap: those in flight beyond the count when the sample
-// was read count as waiting there. A llama.cpp server without its metrics page (no --metrics) is
+// was read count as waiting there, and each of them that ended since frees a place (its batch slot
+// goes to a waiting request or a new one), so that an engine found saturated is not held full until
+// the next poll while its requests finish. A llama.cpp server without its metrics page (no --metrics) is
 // read from its /slots instead, from the first poll that finds the page missing: it is saturated
 // once no slot is idle.
 // An upstream whose engine is `auto` has it recognised by its first answered poll: the metric names
@@ -148,13 +150,14 @@ export class EngineSignals {
     const { load } = source;
     if (load === null || this.#stale(source, this.#now())) return Infinity;
     const limits = upstream.saturation as EngineSaturation;
-    const unseen = Math.max(0, source.inFlight - source.inFlightAtSample);
+    // Started since the sample less ended since: negative when more ended than started.
+    const since = source.inFlight - source.inFlightAtSample;
     if (load.idleSlots !== undefined) {
       // Slots busy out of all, below 1 while one is idle; then the requests beyond the slots against queueDepth.
-      const free = load.idleSlots - unseen;
+      const free = Math.min(load.idleSlots + load.running, load.idleSlots - since);
       return free > 0 ? 1 - free / (load.idleSlots + load.running) : 1 - free / limits.queueDepth;
     }
-    return Math.max((load.waiting + unseen) / limits.queueDepth, load.kvCacheUsage / limits.kvCacheUsage);
+    return Math.max(Math.max(0, load.waiting + since) / limits.queueDepth, load.kvCacheUsage / limits.kvCacheUsage);
   }
 
   /** An attempt on the upstream starts. */
@@ -168,8 +171,6 @@ export class EngineSignals {
     const source = this.#source(upstream);
     if (source === undefined) return;
     source.inFlight -= 1;
-    // Requests the sample saw that have ended no longer hide newer ones.
-    if (source.inFlightAtSample > source.inFlight) source.inFlightAtSample = source.inFlight;
   }
 
   /** The last load read from the upstream's engine (fresh or not), or null. */

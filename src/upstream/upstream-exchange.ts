@@ -83,6 +83,8 @@ const CLIENT_CLOSED = new ClientClosed();
 
 /** Told once how an exchange ended: its outcome, or why it failed. */
 export interface ExchangeListener {
+  /** A stream's first bytes arrived: the engine has prefilled the prompt (its first token is in them). */
+  streamStarted(): void;
   succeeded(outcome: UpstreamOutcome): void;
   failed(error: UpstreamAttemptError): void;
 }
@@ -114,6 +116,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] | null = null;
   #bytes = 0;
   #stream: StreamRelay | null = null;
+  #streamStarted = false;
   #passHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   /** This attempt's span when the request is traced and sampled. */
   span: UpstreamSpan | null = null;
@@ -166,6 +169,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#mode === 'stream') {
       this.span?.chunk(chunk);
+      if (!this.#streamStarted) {
+        this.#streamStarted = true;
+        this.#listener.streamStarted();
+      }
       return this.#stream!.relay(chunk);
     }
     this.#bytes += chunk.length;

@@ -139,11 +139,27 @@ describe('EngineSignals', () => {
     // Ends lower the estimate, those of requests the sample saw included.
     for (let i = 0; i < 4; i++) signals.ended(upstream);
     expect(signals.saturation(upstream)).toBe(0.5);
+    // The two the sample saw ended too: their batch places take the next one in, which waits for nothing.
     for (let i = 0; i < 6; i++) signals.ended(upstream);
+    signals.began(upstream);
+    expect(signals.saturation(upstream)).toBe(0);
+    signals.began(upstream);
     signals.began(upstream);
     expect(signals.saturation(upstream)).toBe(0.125);
     await signals.pollOnce();
     expect(signals.saturation(upstream)).toBe(0);
+  });
+
+  it('an engine sampled saturated is not held full until the next poll while this process\'s requests on it finish', async () => {
+    const { upstream, signals } = await engineWith(() => vllmMetricsText({ waiting: 8, running: 8, kvCacheUsage: 0.5 }));
+    for (let i = 0; i < 16; i++) signals.began(upstream);
+    await signals.pollOnce();
+    expect(signals.saturation(upstream)).toBe(1);
+    // Each finished request lets one of the waiting ones into the batch.
+    for (let i = 0; i < 3; i++) signals.ended(upstream);
+    expect(signals.saturation(upstream)).toBe(5 / 8);
+    signals.began(upstream);
+    expect(signals.saturation(upstream)).toBe(6 / 8);
   });
 
   it('a sample older than three missed polls counts as saturated', async () => {

@@ -23,10 +23,11 @@ export interface CapturedExchange {
 
 /**
  * An exchange of `model` ("fast") relayed from TEST_UPSTREAM to `client` (and to `streamTo` for a
- * stream); `native`: the client's request of another API, relayed as it is.
+ * stream); `native`: the client's request of another API, relayed as it is; `onStreamStarted`: the
+ * listener's, told of a stream's first bytes.
  */
 export function capturedExchange(
-  client: Abortable, streamTo: RequestContext | null, asBytes: boolean, native: NativeRequest | null = null, cachedInputPriced = false,
+  client: Abortable, streamTo: RequestContext | null, asBytes: boolean, native: NativeRequest | null = null, cachedInputPriced = false, onStreamStarted: () => void = () => {},
 ): CapturedExchange {
   let handler: Dispatcher.DispatchHandler | undefined;
   const ended = new Promise<UpstreamOutcome>((resolve, reject: (error: UpstreamAttemptError) => void) => startExchange({
@@ -44,7 +45,7 @@ export function capturedExchange(
     headers: {},
     asBytes,
     cachedInputPriced,
-  }, { succeeded: resolve, failed: reject }));
+  }, { streamStarted: onStreamStarted, succeeded: resolve, failed: reject }));
   if (handler === undefined) throw new Error('startExchange did not dispatch');
   return { handler, ended };
 }

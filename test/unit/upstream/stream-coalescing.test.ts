@@ -1,56 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { HttpRequest, HttpResponse } from '../../../src/http/uws.ts';
-import { UNLIMITED_BODY_BUDGET } from '../../../src/http/body-budget.ts';
-import { RequestContext } from '../../../src/http/request-context.ts';
 import { capturedExchange } from '../../helpers/captured-exchange.ts';
-
-/**
- * A uWS response that records what reaches the socket, one entry per cork (one send while the
- * cork's 16 KiB hold it), and counts the writes (each is copied into the cork buffer on its own).
- */
-function recordingResponse() {
-  const sends: string[] = [];
-  const counts = { writes: 0 };
-  let corked: string[] | null = null;
-  const out = (data: string | Uint8Array) => {
-    const text = typeof data === 'string' ? data : Buffer.from(data).toString();
-    if (corked !== null) corked.push(text);
-    else sends.push(text);
-  };
-  const res = {
-    cork(callback: () => void) {
-      corked = [];
-      callback();
-      sends.push(corked.join(''));
-      corked = null;
-      return res;
-    },
-    writeStatus(status: string) {
-      out(`HTTP ${status}\n`);
-      return res;
-    },
-    writeHeader: () => res,
-    write(data: string | Uint8Array) {
-      counts.writes += 1;
-      out(data);
-      return true;
-    },
-    end(data: string | Uint8Array = '') {
-      out(data);
-      return res;
-    },
-    onWritable: () => res,
-    close: () => res,
-    getRemoteAddress: () => new Uint8Array([127, 0, 0, 1]).buffer,
-  };
-  return { res: res as unknown as HttpResponse, sends, counts };
-}
-
-function context(res: HttpResponse): RequestContext {
-  const req = { getCaseSensitiveMethod: () => 'POST', getUrl: () => '/v1/chat/completions', getHeader: () => '' };
-  return new RequestContext(res, req as unknown as HttpRequest, { writeStallMs: 30_000, trustProxy: false, bodyBudget: UNLIMITED_BODY_BUDGET, ending: { end: () => {} } });
-}
+import { recordingResponse, streamContext as context } from '../../helpers/recording-response.ts';
 
 const event = (index: number) => `data: {"id":"c","object":"chat.completion.chunk","model":"up/model","choices":[{"index":0,"delta":{"content":" w${index}"}}]}\n\n`;
 
@@ -102,5 +53,23 @@ describe('relaying a stream', () => {
     handler.onResponseData!(controller, Buffer.from(event(0)));
     await Promise.resolve();
     expect(sends).toEqual(['HTTP 200 OK\n', event(0).replace('up/model', 'fast')]);
+  });
+
+  it('tells its listener once that the stream started, at its first bytes and not at its head (the engine has prefilled the prompt then)', async () => {
+    const { res } = recordingResponse();
+    const ctx = context(res);
+    const controller = { pause() {}, resume() {}, abort() {}, rawHeaders: null } as unknown as Dispatcher.DispatchController;
+    let started = 0;
+    const { handler, ended: outcome } = capturedExchange(ctx, ctx, false, null, false, () => started++);
+    handler.onRequestStart!(controller, {});
+    handler.onResponseStart!(controller, 200, { 'content-type': 'text/event-stream' }, '');
+    expect(started).toBe(0);
+    handler.onResponseData!(controller, Buffer.from(event(0)));
+    expect(started).toBe(1);
+    handler.onResponseData!(controller, Buffer.from(event(1)));
+    handler.onResponseData!(controller, Buffer.from(FINISH));
+    handler.onResponseEnd!(controller, {});
+    await outcome;
+    expect(started).toBe(1);
   });
 });
