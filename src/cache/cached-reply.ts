@@ -4,7 +4,7 @@
 // later `"id":"<that id>"` (every chunk or event of a stream) is patched; tool-call and output-item
 // ids are other values and stay as they were. The times are `created` (chat) and `created_at` and
 // `completed_at` (a Response): each becomes the time of the replay.
-import { randomFillSync } from 'node:crypto';
+import { drawRandom, randomPool } from '../streaming/random-pool.ts';
 
 export type ReplyForm = 'json' | 'stream';
 
@@ -69,8 +69,10 @@ export function replay(reply: CachedReply, nowSeconds = Math.floor(Date.now() / 
   reply.bytes.copy(out);
   const randomLength = reply.idLength - reply.idPrefixLength;
   if (reply.idAt.length > 0 && randomLength > 0) {
-    const fresh = randomIdTail(randomLength);
-    for (const at of reply.idAt) fresh.copy(out, at + reply.idPrefixLength);
+    // The fresh tail is spelled at the first copy of the id, then copied to the others.
+    const first = reply.idAt[0]! + reply.idPrefixLength;
+    spellRandomTail(out, first, randomLength);
+    for (let index = 1; index < reply.idAt.length; index++) out.copyWithin(reply.idAt[index]! + reply.idPrefixLength, first, first + randomLength);
   }
   const created = String(nowSeconds);
   // A `created` of another width (not before the year 2286) is left as it was.
@@ -91,13 +93,18 @@ function digitsAt(bytes: Buffer, start: number): number {
   return end - start;
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'latin1');
 
-function randomIdTail(length: number): Buffer {
-  const tail = Buffer.allocUnsafe(length);
-  randomFillSync(tail);
-  for (let index = 0; index < length; index++) tail[index] = ALPHABET.charCodeAt(tail[index]! % ALPHABET.length);
-  return tail;
+/** Random bytes drawn at once: an id's tail is far shorter, but an upstream's id may be of any length. */
+const MAX_DRAW = 256;
+
+/** `length` random letters and digits written into `out` at `start`. */
+function spellRandomTail(out: Buffer, start: number, length: number): void {
+  for (let done = 0; done < length; done += MAX_DRAW) {
+    const count = Math.min(MAX_DRAW, length - done);
+    const from = drawRandom(count);
+    for (let index = 0; index < count; index++) out[start + done + index] = ALPHABET[randomPool[from + index]! % ALPHABET.length]!;
+  }
 }
 
 /** The bytes a reply adds to its store, for the byte caps. */

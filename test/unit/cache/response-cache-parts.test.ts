@@ -59,6 +59,16 @@ describe('a replayed reply', () => {
     expect(id).toMatch(/^chatcmpl-[A-Za-z0-9]{28}$/);
   });
 
+  it('gives an id of any length a fresh tail of that length, in every copy', () => {
+    const long = `chatcmpl-${'a'.repeat(1000)}`;
+    const reply = cachedReply('stream', Buffer.from(`data: {"id":"${long}","created":1}\n\ndata: {"id":"${long}","created":1}\n\ndata: [DONE]\n\n`), 'acct', 'key');
+    const ids = [...replay(reply, 9).toString().matchAll(/"id":"([^"]+)"/g)].map((match) => match[1]);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[0]).toMatch(/^chatcmpl-[A-Za-z0-9]{1000}$/);
+    expect(ids[0]).not.toMatch(/a{50}/);
+  });
+
   it('leaves the stored bytes as they were', () => {
     const reply = cachedReply('json', Buffer.from('{"id":"chatcmpl-x1","created":1,"choices":[]}'), 'acct', 'key');
     replay(reply, 9);
