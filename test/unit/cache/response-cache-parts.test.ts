@@ -70,6 +70,15 @@ describe('a replayed reply', () => {
     expect(ids[0]).not.toMatch(/a{50}/);
   });
 
+  it('replays a reply of any size, past the buffer replays share, whole', () => {
+    const content = 'x'.repeat(1_500_000);
+    const reply = cachedReply('json', Buffer.from(`{"id":"chatcmpl-abc","created":1,"choices":[{"message":{"content":"${content}"}}]}`), 'acct', 'key');
+    const replayed = JSON.parse(replay(reply, 9).toString()) as { id: string; created: number; choices: Array<{ message: { content: string } }> };
+    expect(replayed.id).toMatch(/^chatcmpl-[A-Za-z0-9]{3}$/);
+    expect(replayed.created).toBe(9);
+    expect(replayed.choices[0]!.message.content).toBe(content);
+  });
+
   it('leaves the stored bytes as they were', () => {
     const reply = cachedReply('json', Buffer.from('{"id":"chatcmpl-x1","created":1,"choices":[]}'), 'acct', 'key');
     replay(reply, 9);
