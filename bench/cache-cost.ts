@@ -13,7 +13,7 @@ import { type Peer, startNginx } from './peer/nginx.ts';
 import { closedLoop, say, warmUp } from './phases.ts';
 import { stop, type StopOutcome } from './processes.ts';
 import { checkCompletion, checkStream } from './scenarios/checks.ts';
-import { chatRequest, type Scenario, type Target } from './scenarios/index.ts';
+import { chatRequest, type HttpRequest, type Scenario, type Target } from './scenarios/index.ts';
 import type { Settings } from './settings.ts';
 import { startMunja } from './stack.ts';
 import { munjaTarget } from './targets.ts';
@@ -41,21 +41,24 @@ export interface CacheCostOptions {
 }
 
 /**
- * The relayed chat request, or the same made cacheable and asked to be cached. The JSON and the
- * streamed requests differ by their seed, so that each has its own entry: otherwise the stream would
- * be served from the JSON reply's entry, rebuilt (one content chunk), which is not the hit measured.
+ * The chat request made cacheable, and asked to be cached when `cached`. The JSON and the streamed
+ * requests differ by their seed, so that each has its own entry: otherwise the stream would be
+ * served from the JSON reply's entry, rebuilt (one content chunk), which is not the hit measured.
  */
+export function cacheBenchRequest(target: Target, stream: boolean, cached: boolean): HttpRequest {
+  const request = chatRequest(target, stream ? 'stream' : 'json', stream);
+  const body = { ...JSON.parse(request.body!), temperature: 0, seed: stream ? 2 : 1 };
+  return { ...request, headers: { ...request.headers, ...(cached ? { 'x-munja-cache': 'on' } : {}) }, body: JSON.stringify(body) };
+}
+
+/** The relayed request, or the same answered from the cache. */
 function scenario(stream: boolean, cached: boolean): Scenario {
   const kind = stream ? 'stream' : 'json';
   return {
     id: `${cached ? 'cache-hit' : 'relayed'}-${kind}`,
     workload: `${cached ? 'cache hit' : 'relayed'}, ${stream ? `SSE (${STREAM_CHUNKS} chunks)` : 'JSON'}`,
     expectStatus: 200,
-    request: (target) => {
-      const request = chatRequest(target, kind, stream);
-      const body = { ...JSON.parse(request.body!), temperature: 0, seed: stream ? 2 : 1 };
-      return { ...request, headers: { ...request.headers, ...(cached ? { 'x-munja-cache': 'on' } : {}) }, body: JSON.stringify(body) };
-    },
+    request: (target) => cacheBenchRequest(target, stream, cached),
     check: (body, target) => (stream ? checkStream(body, target.replyModel(kind), STREAM_CHUNKS) : checkCompletion(body, target.replyModel(kind), REPLY_TEXT)),
   };
 }

@@ -61,7 +61,8 @@ function fileOf(frame: CallFrame, root: string): string {
   if (url.startsWith('node:')) return 'Node.js internals (JS)';
   if (url === '') return `native: ${functionName || '(anonymous)'}`;
   const path = url.startsWith('file://') ? relative(root, new URL(url).pathname) : url;
-  const library = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+  // Anywhere in the path: a node_modules that is a link resolves outside the checkout.
+  const library = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
   return library === null ? path : `${library[1]} (JS)`;
 }
 

@@ -4,7 +4,9 @@
 // later `"id":"<that id>"` (every chunk or event of a stream) is patched; tool-call and output-item
 // ids are other values and stay as they were. The times are `created` (chat) and `created_at` and
 // `completed_at` (a Response): each becomes the time of the replay.
-import { randomFillSync } from 'node:crypto';
+import { OutputBuffer } from '../http/output-buffer.ts';
+import { writeDecimal } from '../observability/log-lines.ts';
+import { drawRandom, randomPool } from '../streaming/random-pool.ts';
 
 export type ReplyForm = 'json' | 'stream';
 
@@ -63,19 +65,54 @@ export function cachedReply(form: ReplyForm, bytes: Buffer, accountId: string, k
   return { form, bytes, idAt, idPrefixLength, idLength, createdAt, createdLength, usage: bytes.includes(USAGE_OBJECT), accountId, keyId };
 }
 
-/** A copy of the reply with a fresh id and `created` (now). */
+/**
+ * Replays are written into one buffer shared by every hit: uWS copies what it is given before its
+ * call returns, so the buffer is free again at once (as stream writes share one, byte-batch.ts).
+ * A buffer of its own per hit was a slice of Node's pool for a JSON reply, and ~4 µs of allocating
+ * for a 100-chunk stream's 20 KB. A reply larger than the cap gets a buffer of its own.
+ */
+const sharedReplay = new OutputBuffer(64 * 1024, 4096);
+const SHARED_REPLAY_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The reply with a fresh id and `created` (now), in bytes valid until the next replay: written
+ * out at once, never kept.
+ */
 export function replay(reply: CachedReply, nowSeconds = Math.floor(Date.now() / 1000)): Buffer {
-  const out = Buffer.allocUnsafe(reply.bytes.length);
+  const { length } = reply.bytes;
+  const shared = length <= SHARED_REPLAY_MAX_BYTES;
+  if (shared && length > sharedReplay.bytes.length) sharedReplay.grow(length);
+  const out = shared ? sharedReplay.bytes : Buffer.allocUnsafeSlow(length);
   reply.bytes.copy(out);
-  const randomLength = reply.idLength - reply.idPrefixLength;
-  if (reply.idAt.length > 0 && randomLength > 0) {
-    const fresh = randomIdTail(randomLength);
-    for (const at of reply.idAt) fresh.copy(out, at + reply.idPrefixLength);
+  const { idAt, createdAt } = reply;
+  const tailLength = reply.idLength - reply.idPrefixLength;
+  if (idAt.length > 0 && tailLength > 0) {
+    spellRandomTail(out, idAt[0]! + reply.idPrefixLength, tailLength);
+    copyFirst(out, idAt, reply.idPrefixLength, tailLength);
   }
-  const created = String(nowSeconds);
   // A `created` of another width (not before the year 2286) is left as it was.
-  if (created.length === reply.createdLength) for (const at of reply.createdAt) out.write(created, at, 'latin1');
-  return out;
+  if (createdAt.length > 0 && decimalWidth(nowSeconds) === reply.createdLength) {
+    writeDecimal(out, createdAt[0]!, nowSeconds);
+    copyFirst(out, createdAt, 0, reply.createdLength);
+  }
+  return shared ? sharedReplay.prefix(length) : out;
+}
+
+/**
+ * Copies the `length` bytes at the first of `places` (plus `offset`) to each other place: a stream
+ * has its id and its time once per chunk, and set() from one view of them costs the least per copy.
+ */
+function copyFirst(out: Buffer, places: readonly number[], offset: number, length: number): void {
+  if (places.length < 2) return;
+  const first = places[0]! + offset;
+  const value = out.subarray(first, first + length);
+  for (let index = 1; index < places.length; index++) out.set(value, places[index]! + offset);
+}
+
+function decimalWidth(value: number): number {
+  let width = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) width++;
+  return width;
 }
 
 /** Where each copy of `field` starts, plus `skip` (the start of its value). */
@@ -91,13 +128,18 @@ function digitsAt(bytes: Buffer, start: number): number {
   return end - start;
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'latin1');
 
-function randomIdTail(length: number): Buffer {
-  const tail = Buffer.allocUnsafe(length);
-  randomFillSync(tail);
-  for (let index = 0; index < length; index++) tail[index] = ALPHABET.charCodeAt(tail[index]! % ALPHABET.length);
-  return tail;
+/** Random bytes drawn at once: an id's tail is far shorter, but an upstream's id may be of any length. */
+const MAX_DRAW = 256;
+
+/** `length` random letters and digits written into `out` at `start`. */
+function spellRandomTail(out: Buffer, start: number, length: number): void {
+  for (let done = 0; done < length; done += MAX_DRAW) {
+    const count = Math.min(MAX_DRAW, length - done);
+    const from = drawRandom(count);
+    for (let index = 0; index < count; index++) out[start + done + index] = ALPHABET[randomPool[from + index]! % ALPHABET.length]!;
+  }
 }
 
 /** The bytes a reply adds to its store, for the byte caps. */

@@ -1,15 +1,10 @@
 // The embedded response cache: replies in this process's memory, bounded in bytes, least recently
 // used evicted first, each dropped once its TTL has passed; and each account bounded to its share,
 // past which its own least recently used replies go first, so that one account cannot push out
-// every other's. A Map (a Set) keeps insertion order, so moving an entry to the end on each hit
-// makes its first entry the least recently used, of the whole cache and of its account.
+// every other's. Each entry is in two recency lists, the whole cache's and its account's: a hit
+// makes it the most recently used of both, and the oldest of either is the first to go.
 import { type CachedReply, replySize } from './cached-reply.ts';
-
-interface Stored {
-  readonly reply: CachedReply;
-  readonly size: number;
-  readonly expiresAt: number;
-}
+import { RecencyLink, RecencyList } from './recency-list.ts';
 
 /**
  * Which entries a purge drops: every one, an account's, or those an API key filled (entries are
@@ -31,16 +26,37 @@ export interface ReplyStore {
   purge(scope: PurgeScope): number | Promise<number>;
 }
 
-/** An account's entry keys, least recently used first, and their bytes. */
+/** An account's entries, least recently used first, and their bytes. */
 interface AccountEntries {
-  readonly keys: Set<string>;
+  readonly id: string;
+  readonly recency: RecencyList<Entry>;
   bytes: number;
+}
+
+/** A kept reply, with its place in the whole cache's recency list and in its account's. */
+class Entry {
+  readonly key: string;
+  readonly reply: CachedReply;
+  readonly size: number;
+  readonly expiresAt: number;
+  readonly account: AccountEntries;
+  readonly inCache: RecencyLink<Entry> = new RecencyLink(this);
+  readonly inAccount: RecencyLink<Entry> = new RecencyLink(this);
+
+  constructor(key: string, reply: CachedReply, size: number, expiresAt: number, account: AccountEntries) {
+    this.key = key;
+    this.reply = reply;
+    this.size = size;
+    this.expiresAt = expiresAt;
+    this.account = account;
+  }
 }
 
 export class MemoryReplyStore implements ReplyStore {
   readonly #maxBytes: number;
   readonly #maxAccountBytes: number;
-  readonly #entries = new Map<string, Stored>();
+  readonly #entries = new Map<string, Entry>();
+  readonly #recency = new RecencyList<Entry>();
   readonly #accounts = new Map<string, AccountEntries>();
   #bytes = 0;
 
@@ -59,18 +75,15 @@ export class MemoryReplyStore implements ReplyStore {
   }
 
   get(key: string, _accountId = '', now = Date.now()): CachedReply | undefined {
-    const stored = this.#entries.get(key);
-    if (stored === undefined) return undefined;
-    if (stored.expiresAt <= now) {
-      this.delete(key);
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= now) {
+      this.#drop(entry);
       return undefined;
     }
-    this.#entries.delete(key);
-    this.#entries.set(key, stored);
-    const { keys } = this.#accounts.get(stored.reply.accountId)!;
-    keys.delete(key);
-    keys.add(key);
-    return stored.reply;
+    this.#recency.use(entry.inCache);
+    entry.account.recency.use(entry.inAccount);
+    return entry.reply;
   }
 
   /**
@@ -81,47 +94,47 @@ export class MemoryReplyStore implements ReplyStore {
     const size = replySize(reply);
     this.delete(key);
     if (size > this.#maxAccountBytes) return;
-    this.#entries.set(key, { reply, size, expiresAt: now + ttlMs });
-    this.#bytes += size;
     let account = this.#accounts.get(reply.accountId);
     if (account === undefined) {
-      account = { keys: new Set(), bytes: 0 };
+      account = { id: reply.accountId, recency: new RecencyList(), bytes: 0 };
       this.#accounts.set(reply.accountId, account);
     }
-    account.keys.add(key);
+    const entry = new Entry(key, reply, size, now + ttlMs, account);
+    this.#entries.set(key, entry);
+    this.#recency.add(entry.inCache);
+    account.recency.add(entry.inAccount);
+    this.#bytes += size;
     account.bytes += size;
-    for (const oldest of account.keys) {
-      if (account.bytes <= this.#maxAccountBytes) break;
-      this.delete(oldest);
-    }
-    for (const oldest of this.#entries.keys()) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.delete(oldest);
-    }
+    // Bytes over a bound are some entry's, so each list has an oldest while its loop runs.
+    while (account.bytes > this.#maxAccountBytes) this.#drop(account.recency.oldest!);
+    while (this.#bytes > this.#maxBytes) this.#drop(this.#recency.oldest!);
   }
 
   delete(key: string): void {
-    const stored = this.#entries.get(key);
-    if (stored === undefined) return;
-    this.#entries.delete(key);
-    this.#bytes -= stored.size;
-    const { accountId } = stored.reply;
-    const account = this.#accounts.get(accountId)!;
-    account.keys.delete(key);
-    account.bytes -= stored.size;
-    if (account.keys.size === 0) this.#accounts.delete(accountId);
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) this.#drop(entry);
   }
 
   /** Drops the entries in `scope`; returns how many. */
   purge(scope: PurgeScope): number {
     let dropped = 0;
-    for (const [key, stored] of this.#entries) {
-      const { reply } = stored;
+    for (const entry of this.#entries.values()) {
+      const { reply } = entry;
       if ('all' in scope || (scope.keyId === undefined ? reply.accountId === scope.accountId : reply.keyId === scope.keyId)) {
-        this.delete(key);
+        this.#drop(entry);
         dropped++;
       }
     }
     return dropped;
+  }
+
+  #drop(entry: Entry): void {
+    this.#entries.delete(entry.key);
+    this.#recency.remove(entry.inCache);
+    this.#bytes -= entry.size;
+    const { account } = entry;
+    account.recency.remove(entry.inAccount);
+    account.bytes -= entry.size;
+    if (account.recency.oldest === undefined) this.#accounts.delete(account.id);
   }
 }

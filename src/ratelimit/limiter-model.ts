@@ -8,7 +8,8 @@
 // tokens, unused reservations), take a lease of capacity to spend locally while the bucket is far
 // from empty, and set how many concurrency slots it holds.
 // admitOne and release are sync for one request (no lease, nothing else given back), as the memory
-// limiter asks on every request: the same decisions and state, without building arrays and results.
+// limiter asks on every request: the same decisions and state (but the slot allowance of an
+// instance alone, which nothing reads), without building arrays and results.
 import type { LimitName } from './limiter.ts';
 import type { LimitPolicy } from './limit-policy.ts';
 import { type Bucket, MINUTE_MS, msUntil, refill } from './token-bucket.ts';
@@ -55,6 +56,11 @@ export interface SlotHolder {
   readonly instance: string;
   /** The allowance expires this long after it is written unless written again. */
   readonly slotTtlMs: number;
+  /**
+   * No other instance shares its keys (the memory limiter): the allowance, which only the others
+   * count, is not written by admitOne() and release(), and the caller's `held` alone counts.
+   */
+  readonly alone?: boolean;
 }
 
 export interface SyncOp extends SlotHolder {
@@ -200,7 +206,8 @@ export class LimiterModel {
     const cap = policy.concurrency;
     const key = this.#loadKey(ids, policy, now);
     const account = this.#loadAccount(ids, policy, now);
-    const free = cap > 0 ? cap - othersLive(this.slots.get(ids.keyId), holder.instance, now) - held : 0;
+    const others = cap > 0 && holder.alone !== true ? othersLive(this.slots.get(ids.keyId), holder.instance, now) : 0;
+    const free = cap > 0 ? cap - others - held : 0;
     const limit = this.#limiting(key, account, policy, tokens, free);
     const admitted = limit === NOT_LIMITED;
     if (admitted) {
@@ -208,7 +215,7 @@ export class LimiterModel {
       if (account) take(account, 1, tokens);
       this.#saveScopes(ids, policy, key, account, now);
     }
-    if (cap > 0) this.#writeAllowance(ids.keyId, holder, false, admitted ? held + 1 : held, now);
+    if (cap > 0 && holder.alone !== true) this.#writeAllowance(ids.keyId, holder, false, admitted ? held + 1 : held, now);
     return this.#oneAdmission.set(admitted ? 0 : this.#waits[limit]!, admitted ? null : LIMIT_NAMES[limit]!, key, account);
   }
 
@@ -223,7 +230,7 @@ export class LimiterModel {
       this.#give(key, account, policy, 0, refundTokens);
       this.#saveScopes(ids, policy, key, account, now);
     }
-    if (policy.concurrency > 0) this.#writeAllowance(ids.keyId, holder, false, held, now);
+    if (policy.concurrency > 0 && holder.alone !== true) this.#writeAllowance(ids.keyId, holder, false, held, now);
   }
 
   /** Stores levels seen elsewhere (at `at`) for scopes that have none of their own: the local share's start. */

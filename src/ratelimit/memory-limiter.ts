@@ -60,7 +60,7 @@ export class MemoryLimiter implements Limiter {
     this.#policyFor = policyResolver(settings);
     this.#now = options.now ?? monotonicNow;
     this.#maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
-    this.#holder = { instance: INSTANCE, slotTtlMs: this.#maxHoldMs };
+    this.#holder = { instance: INSTANCE, slotTtlMs: this.#maxHoldMs, alone: true };
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(SWEEP_INTERVAL_MS, this.#maxHoldMs / 2)).unref();
   }
 

@@ -15,6 +15,8 @@ describe('CPU profile parts', () => {
     expect(partOf(frame('admitOne', `file://${ROOT}/src/ratelimit/limiter-model.ts`), ROOT)).toBe('src/ratelimit/limiter-model.ts');
     expect(partOf(frame('writeH1', `file://${ROOT}/node_modules/undici/lib/dispatcher/client-h1.js`), ROOT)).toBe('undici (JS)');
     expect(partOf(frame('x', `file://${ROOT}/node_modules/@opentelemetry/core/build/index.js`), ROOT)).toBe('@opentelemetry/core (JS)');
+    // node_modules linked from another checkout.
+    expect(partOf(frame('writeH1', 'file:///srv/other/node_modules/undici/lib/dispatcher/client-h1.js'), ROOT)).toBe('undici (JS)');
     expect(partOf(frame('emit', 'node:events'), ROOT)).toBe('Node.js internals (JS)');
     expect(partOf(frame('writev', ''), ROOT)).toBe('native: writev');
     expect(partOf(frame('(garbage collector)', ''), ROOT)).toBe('V8: garbage collection');

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cacheKey, normalisedBody } from '../../../src/cache/cache-key.ts';
 import { cachedReply, replay, replySize } from '../../../src/cache/cached-reply.ts';
 import { MemoryReplyStore } from '../../../src/cache/memory-reply-store.ts';
+import { createRandom } from '../../../src/engine/prng.ts';
 
 const BASE = { accountId: 'acct_1', protocol: 'chat', model: 'm' } as const;
 const MESSAGES = [{ role: 'user', content: 'hi' }];
@@ -57,6 +58,25 @@ describe('a replayed reply', () => {
     const reply = cachedReply('json', Buffer.from('{"id":"chatcmpl-ab_cd-efghijklmnopqrstuvwxyz","created":1,"choices":[]}'), 'acct', 'key');
     const id = JSON.parse(replay(reply, 9).toString()).id as string;
     expect(id).toMatch(/^chatcmpl-[A-Za-z0-9]{28}$/);
+  });
+
+  it('gives an id of any length a fresh tail of that length, in every copy', () => {
+    const long = `chatcmpl-${'a'.repeat(1000)}`;
+    const reply = cachedReply('stream', Buffer.from(`data: {"id":"${long}","created":1}\n\ndata: {"id":"${long}","created":1}\n\ndata: [DONE]\n\n`), 'acct', 'key');
+    const ids = [...replay(reply, 9).toString().matchAll(/"id":"([^"]+)"/g)].map((match) => match[1]);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[0]).toMatch(/^chatcmpl-[A-Za-z0-9]{1000}$/);
+    expect(ids[0]).not.toMatch(/a{50}/);
+  });
+
+  it('replays a reply of any size, past the buffer replays share, whole', () => {
+    const content = 'x'.repeat(1_500_000);
+    const reply = cachedReply('json', Buffer.from(`{"id":"chatcmpl-abc","created":1,"choices":[{"message":{"content":"${content}"}}]}`), 'acct', 'key');
+    const replayed = JSON.parse(replay(reply, 9).toString()) as { id: string; created: number; choices: Array<{ message: { content: string } }> };
+    expect(replayed.id).toMatch(/^chatcmpl-[A-Za-z0-9]{3}$/);
+    expect(replayed.created).toBe(9);
+    expect(replayed.choices[0]!.message.content).toBe(content);
   });
 
   it('leaves the stored bytes as they were', () => {
@@ -117,6 +137,39 @@ describe('the in-memory store', () => {
     expect(store.get('big', 'acct_b', 1)).toBeUndefined();
     expect(store.purge({ all: true })).toBe(3);
     expect(store.bytes).toBe(0);
+  });
+
+  it('keeps and evicts exactly as a least-recently-used list per account and for the whole cache would', () => {
+    const one = replySize(reply(10));
+    for (let seed = 1; seed <= 50; seed++) {
+      const next = createRandom(seed);
+      const store = new MemoryReplyStore(6 * one, 3 * one);
+      // The reference: every entry in the order of its last use, oldest first.
+      let used: Array<{ key: string; account: string }> = [];
+      const drop = (key: string) => { used = used.filter((entry) => entry.key !== key); };
+      for (let step = 0; step < 200; step++) {
+        const number = Math.floor(next() * 12);
+        const [key, account] = [`k${number}`, `acct_${number % 3}`];
+        const where = `seed ${seed}, step ${step}`;
+        if (next() < 0.5) {
+          store.set(key, reply(10, account), 60_000, 0);
+          drop(key);
+          used.push({ key, account });
+          const ofAccount = used.filter((entry) => entry.account === account);
+          if (ofAccount.length > 3) drop(ofAccount[0]!.key);
+          if (used.length > 6) drop(used[0]!.key);
+        } else {
+          const kept = used.find((entry) => entry.key === key);
+          expect(store.get(key, account, 1) !== undefined, where).toBe(kept !== undefined);
+          if (kept !== undefined) {
+            drop(key);
+            used.push(kept);
+          }
+        }
+        expect(store.size, where).toBe(used.length);
+        expect(store.bytes, where).toBe(used.length * one);
+      }
+    }
   });
 
   it('purges by account, by the key that filled an entry, or all', () => {

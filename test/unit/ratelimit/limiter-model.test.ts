@@ -65,4 +65,38 @@ describe('LimiterModel, one request at a time', () => {
     }
     expect([...seen].sort()).toEqual(['account_requests', 'account_tokens', 'allowed', 'concurrency', 'key_requests', 'key_tokens', 'never', 'released']);
   });
+
+  it('decides for an instance alone as sync() does, from its own count of held slots, and writes no allowance', () => {
+    const alone: SlotHolder = { ...HOLDER, alone: true };
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 100; seed += 1) {
+      const next = createRandom(seed);
+      const ids = { keyId: `key_${seed}`, accountId: `acct_${seed}` };
+      const fast = new LimiterModel();
+      const reference = new LimiterModel();
+      const policy = randomPolicy(next);
+      let now = 1_760_000_000_000;
+      const reserved: number[] = [];
+      for (let step = 0; step < 60; step += 1) {
+        const where = `seed ${seed}, step ${step}`;
+        now += next() * 2_000;
+        if (next() < 0.6 || reserved.length === 0) {
+          const tokens = Math.floor(next() * Math.min(policy.key.tpm, policy.account?.tpm ?? Infinity) * 0.5);
+          const got = fast.admitOne(ids, policy, alone, tokens, reserved.length, now);
+          const expected = reference.sync(ids, policy, op([tokens], 0, reserved.length), now);
+          expect({ allowed: got.allowed, retryAfterMs: got.retryAfterMs, limitedBy: got.limitedBy }, where).toEqual(expected.admissions[0]);
+          seen.add(got.limitedBy ?? 'allowed');
+          if (got.allowed) reserved.push(tokens);
+        } else {
+          const refund = reserved.pop()! - Math.floor(next() * 300);
+          fast.release(ids, policy, alone, refund, reserved.length, now);
+          reference.sync(ids, policy, op([], refund, reserved.length), now);
+        }
+        expect(fast.keyScopes, where).toEqual(reference.keyScopes);
+        expect(fast.accountScopes, where).toEqual(reference.accountScopes);
+        expect(fast.slots.size, where).toBe(0);
+      }
+    }
+    expect(seen).toContain('concurrency');
+  });
 });
