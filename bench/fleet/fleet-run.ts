@@ -1,6 +1,8 @@
 // The engine-fleet scenario: for each routing strategy, fresh simulated engines and a fresh Munja,
 // the same planned workload, every request's TTFT and tokens; then engine-aware routing once more
-// without the heavy tenant, the baseline of the light tenants' fairness target. The tenants' keys
+// without the heavy tenant, the baseline of the light tenants' fairness target, and round-robin
+// without it (what routing gains where the heavy tenant's floor is not under the p99), and the
+// partitioned run of the fairness analysis. The tenants' keys
 // are made once (one account each) and every run's Munja gets a copy of that data directory.
 import { closeSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -155,6 +157,7 @@ export async function runEngineFleet(options: EngineFleetOptions, stops: StopOut
   for (const strategy of STRATEGIES) runs.push(await runOne(strategy, strategy.label, plan, keys, dataDir, options, stops));
   const engineAware = STRATEGIES.find((strategy) => strategy.name === 'engine-aware')!;
   runs.push(await runOne(engineAware, 'engine-aware, no heavy tenant', withoutHeavy(plan), keys, dataDir, options, stops));
+  runs.push(await runOne(STRATEGIES[0]!, 'round-robin, no heavy tenant', withoutHeavy(plan), keys, dataDir, options, stops));
   runs.push(await runOne(PARTITIONED, PARTITIONED.label, plan, keys, dataDir, options, stops));
   const { sessions, heavy, system: _system, ...figures } = plan;
   return { engines: ENGINES, plan: { ...figures, sessionCount: sessions.length, heavyCount: heavy.length }, runs, seconds: (performance.now() - began) / 1000 };

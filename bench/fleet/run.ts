@@ -1,8 +1,9 @@
 // `npm run bench:fleet`: the engine-fleet scenario alone (`npm run bench` runs it too, into
 // bench/REPORT.md). Four simulated vLLM-like engines behind Munja, routed round-robin, by
 // least-outstanding and by the engines' load (Munja's default for engines), the same agent-like
-// workload at ~80 % of the fleet's capacity, plus the engine-aware run without the heavy tenant.
-// Writes bench/FLEET.md and docs/bench/fleet-ttft.svg; takes about 110 s. Nothing is pinned: the
+// workload at ~80 % of the fleet's capacity, plus engine-aware and round-robin without the heavy
+// tenant and the heavy tenant on an engine of its own. Writes bench/FLEET.md and
+// docs/bench/fleet-ttft.svg; takes about 3 minutes. Nothing is pinned: the
 // engines, Munja and the client share the machine's cores. Every process it starts is stopped by its PID.
 //   BENCH_FLEET_SECONDS [16]   seconds of arrivals per strategy
 import { mkdirSync, writeFileSync } from 'node:fs';
