@@ -164,8 +164,6 @@ class UpstreamAttempts implements UpstreamCall, ExchangeListener {
     if (this.#engines === null || this.#weight === 0) return;
     this.#engines.prefilled(this.upstream, this.#weight);
     this.#weight = 0;
-    const { queue } = this.#deps;
-    if (queue !== undefined && queue.waiting > 0) queue.capacityFreed();
   }
 
   succeeded(outcome: UpstreamOutcome): void {
