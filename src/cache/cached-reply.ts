@@ -5,7 +5,7 @@
 // ids are other values and stay as they were. The times are `created` (chat) and `created_at` and
 // `completed_at` (a Response): each becomes the time of the replay.
 import { OutputBuffer } from '../http/output-buffer.ts';
-import { writeDecimal } from '../observability/log-lines.ts';
+import { decimalLength, writeDecimal } from '../observability/log-lines.ts';
 import { drawRandom, randomPool } from '../streaming/random-pool.ts';
 
 export type ReplyForm = 'json' | 'stream';
@@ -91,7 +91,7 @@ export function replay(reply: CachedReply, nowSeconds = Math.floor(Date.now() / 
     copyFirst(out, idAt, reply.idPrefixLength, tailLength);
   }
   // A `created` of another width (not before the year 2286) is left as it was.
-  if (createdAt.length > 0 && decimalWidth(nowSeconds) === reply.createdLength) {
+  if (createdAt.length > 0 && decimalLength(nowSeconds) === reply.createdLength) {
     writeDecimal(out, createdAt[0]!, nowSeconds);
     copyFirst(out, createdAt, 0, reply.createdLength);
   }
@@ -107,12 +107,6 @@ function copyFirst(out: Buffer, places: readonly number[], offset: number, lengt
   const first = places[0]! + offset;
   const value = out.subarray(first, first + length);
   for (let index = 1; index < places.length; index++) out.set(value, places[index]! + offset);
-}
-
-function decimalWidth(value: number): number {
-  let width = 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) width++;
-  return width;
 }
 
 /** Where each copy of `field` starts, plus `skip` (the start of its value). */

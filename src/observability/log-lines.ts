@@ -164,6 +164,11 @@ export function writeDecimal(bytes: Uint8Array, at: number, value: number): numb
 
 const INT32_MAX = 0x7fffffff;
 
+/** How many digits writeDecimal() writes for `value`. */
+export function decimalLength(value: number): number {
+  return value <= INT32_MAX ? digitCount(value | 0) : decimalLength(Math.floor(value / 1e9)) + 9;
+}
+
 function digitCount(value: number): number {
   if (value < 100000) return value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : value < 10000 ? 4 : 5;
   return value < 1000000 ? 6 : value < 10000000 ? 7 : value < 100000000 ? 8 : value < 1000000000 ? 9 : 10;
